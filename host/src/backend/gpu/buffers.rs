@@ -1,0 +1,196 @@
+//! Buffer upload/download helpers.
+//!
+//! Kernel-visible buffers live in device-local memory (what a discrete GPU
+//! needs for bandwidth); data crosses through host-visible staging buffers.
+//! On unified-memory devices such as lavapipe that costs one extra memcpy.
+//! Vulkan forbids empty buffers, so a request for 0 elements gets 1.
+
+use std::sync::Arc;
+
+use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::command_buffer::{
+    AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo, PrimaryAutoCommandBuffer,
+};
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+
+use super::{error_chain, Gpu, GpuError};
+
+fn storage_usage() -> BufferUsage {
+    BufferUsage::STORAGE_BUFFER | BufferUsage::TRANSFER_SRC | BufferUsage::TRANSFER_DST
+}
+
+impl Gpu {
+    fn alloc_err(bytes: u64, e: impl std::error::Error) -> GpuError {
+        GpuError::Allocation {
+            bytes,
+            detail: error_chain(&e),
+        }
+    }
+
+    /// A device-local buffer of `len` (at least 1) elements, contents undefined.
+    pub fn uninit<T: BufferContents>(&self, len: u64) -> Result<Subbuffer<[T]>, GpuError> {
+        let len = len.max(1);
+        let bytes = len * size_of::<T>() as u64;
+        Buffer::new_slice::<T>(
+            self.memory.clone(),
+            BufferCreateInfo {
+                usage: storage_usage(),
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                ..Default::default()
+            },
+            len,
+        )
+        .map_err(|e| Self::alloc_err(bytes, e))
+    }
+
+    /// A device-local buffer of `len` (at least 1) zeroed elements.
+    /// `T` must have a size that is a multiple of 4 bytes or `len` such that
+    /// the whole buffer is; the fill works on 32-bit words.
+    pub fn zeroed<T: BufferContents>(&self, len: u64) -> Result<Subbuffer<[T]>, GpuError> {
+        let buf = self.uninit::<T>(len)?;
+        let words = buf.size() / 4;
+        if words * 4 != buf.size() {
+            return Err(GpuError::Limit(format!(
+                "zeroed buffers must be a whole number of 32-bit words, not {} bytes",
+                buf.size()
+            )));
+        }
+        let mut builder = self.builder()?;
+        builder
+            .fill_buffer(buf.clone().into_bytes().reinterpret::<[u32]>(), 0)
+            .map_err(|e| GpuError::Command(error_chain(&*e)))?;
+        self.submit_and_wait(builder)?;
+        Ok(buf)
+    }
+
+    /// Copies `data` into a new device-local buffer (one zero element if `data` is empty).
+    pub fn upload<T: BufferContents + Copy + Default>(
+        &self,
+        data: &[T],
+    ) -> Result<Subbuffer<[T]>, GpuError> {
+        let bytes = std::mem::size_of_val(data) as u64;
+        let staging = if data.is_empty() {
+            Buffer::from_iter(
+                self.memory.clone(),
+                BufferCreateInfo {
+                    usage: BufferUsage::TRANSFER_SRC,
+                    ..Default::default()
+                },
+                AllocationCreateInfo {
+                    memory_type_filter: MemoryTypeFilter::PREFER_HOST
+                        | MemoryTypeFilter::HOST_SEQUENTIAL_WRITE,
+                    ..Default::default()
+                },
+                [T::default()],
+            )
+        } else {
+            Buffer::from_iter(
+                self.memory.clone(),
+                BufferCreateInfo {
+                    usage: BufferUsage::TRANSFER_SRC,
+                    ..Default::default()
+                },
+                AllocationCreateInfo {
+                    memory_type_filter: MemoryTypeFilter::PREFER_HOST
+                        | MemoryTypeFilter::HOST_SEQUENTIAL_WRITE,
+                    ..Default::default()
+                },
+                data.iter().copied(),
+            )
+        }
+        .map_err(|e| Self::alloc_err(bytes, e))?;
+        let dst = self.uninit::<T>(staging.len())?;
+        let mut builder = self.builder()?;
+        builder
+            .copy_buffer(CopyBufferInfo::buffers(staging, dst.clone()))
+            .map_err(|e| GpuError::Command(error_chain(&*e)))?;
+        self.submit_and_wait(builder)?;
+        Ok(dst)
+    }
+
+    /// Reads a buffer back to the host.
+    pub fn download<T: BufferContents + Copy>(
+        &self,
+        buf: &Subbuffer<[T]>,
+    ) -> Result<Vec<T>, GpuError> {
+        let staging = Buffer::new_slice::<T>(
+            self.memory.clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::TRANSFER_DST,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_HOST
+                    | MemoryTypeFilter::HOST_RANDOM_ACCESS,
+                ..Default::default()
+            },
+            buf.len(),
+        )
+        .map_err(|e| Self::alloc_err(buf.size(), e))?;
+        let mut builder = self.builder()?;
+        builder
+            .copy_buffer(CopyBufferInfo::buffers(buf.clone(), staging.clone()))
+            .map_err(|e| GpuError::Command(error_chain(&*e)))?;
+        self.submit_and_wait(builder)?;
+        let guard = staging
+            .read()
+            .map_err(|e| GpuError::Command(error_chain(&e)))?;
+        Ok(guard.to_vec())
+    }
+
+    /// Measures a device-to-device copy of `bytes` bytes (best of `repeats`),
+    /// the bandwidth reference that kernel benchmarks are reported against.
+    /// Returns nanoseconds, or `None` where the queue has no timestamps.
+    pub fn time_copy(&self, bytes: u64, repeats: u32) -> Result<Option<f64>, GpuError> {
+        let words = bytes.div_ceil(4).max(1);
+        let src = self.zeroed::<u32>(words)?;
+        let dst = self.uninit::<u32>(words)?;
+        let mut best: Option<f64> = None;
+        for _ in 0..repeats.max(1) {
+            let t = self.time_commands(|b| {
+                b.copy_buffer(CopyBufferInfo::buffers(src.clone(), dst.clone()))
+                    .map(|_| ())
+                    .map_err(|e| GpuError::Command(error_chain(&*e)))
+            })?;
+            if let Some(ns) = t {
+                best = Some(best.map_or(ns, |b: f64| b.min(ns)));
+            }
+        }
+        Ok(best)
+    }
+
+    pub(super) fn builder(
+        &self,
+    ) -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>, GpuError> {
+        AutoCommandBufferBuilder::primary(
+            self.command_buffers.clone(),
+            self.queue.queue_family_index(),
+            CommandBufferUsage::OneTimeSubmit,
+        )
+        .map_err(|e| GpuError::Command(error_chain(&e)))
+    }
+
+    pub(super) fn submit_and_wait(
+        &self,
+        builder: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    ) -> Result<(), GpuError> {
+        use vulkano::command_buffer::PrimaryCommandBufferAbstract;
+        use vulkano::sync::GpuFuture;
+        let cb: Arc<PrimaryAutoCommandBuffer> = builder
+            .build()
+            .map_err(|e| GpuError::Command(error_chain(&e)))?;
+        cb.execute(self.queue.clone())
+            .map_err(|e| GpuError::Command(error_chain(&e)))?
+            .then_signal_fence_and_flush()
+            .map_err(|e| GpuError::Command(error_chain(&e)))?
+            .wait(None)
+            .map_err(|e| GpuError::Command(error_chain(&e)))?;
+        match super::device::VALIDATION_ERRORS.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => Ok(()),
+            n => Err(GpuError::Validation(n)),
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Where work runs: on all CPU cores ([`Backend::Cpu`], rayon) or on a Vulkan
+//! device ([`Backend::Gpu`], vulkano). Both run the same algorithms and give
+//! the same bytes.
+
+pub mod cpu;
+pub mod gpu;
+
+use std::sync::Arc;
+
+pub use gpu::{Gpu, GpuError};
+
+/// The backend a user asks for (`--backend`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// All CPU cores (rayon).
+    Cpu,
+    /// A Vulkan compute device; an error if there is none.
+    Gpu,
+    /// The GPU if one can be opened, else the CPU with a one-line notice.
+    #[default]
+    Auto,
+}
+
+/// Errors selecting a backend.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// `--backend gpu` was asked for and no Vulkan device could be opened.
+    #[error("--backend gpu: {0}")]
+    GpuUnavailable(#[source] GpuError),
+}
+
+/// A backend ready to run work.
+#[derive(Debug, Clone)]
+pub enum Backend {
+    /// All CPU cores.
+    Cpu,
+    /// A Vulkan device.
+    Gpu(Arc<Gpu>),
+}
+
+impl Backend {
+    /// Opens the backend for `kind`. With [`BackendKind::Auto`] a missing
+    /// GPU is not an error: it prints one notice to stderr and uses the CPU.
+    pub fn select(kind: BackendKind) -> Result<Backend, BackendError> {
+        match kind {
+            BackendKind::Cpu => Ok(Backend::Cpu),
+            BackendKind::Gpu => Gpu::shared()
+                .map(Backend::Gpu)
+                .map_err(BackendError::GpuUnavailable),
+            BackendKind::Auto => Ok(match Gpu::shared() {
+                Ok(gpu) => Backend::Gpu(gpu),
+                Err(e) => {
+                    eprintln!("wavelane: no GPU ({e}); using the CPU backend");
+                    Backend::Cpu
+                }
+            }),
+        }
+    }
+
+    /// A short human-readable name: `cpu (N threads)` or `gpu (device name)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Backend::Cpu => format!("cpu ({} threads)", cpu::threads()),
+            Backend::Gpu(g) => format!(
+                "gpu ({}, subgroup {})",
+                g.info().name,
+                g.info().subgroup_size
+            ),
+        }
+    }
+
+    /// `"cpu"` or `"gpu"`.
+    pub fn kind(&self) -> BackendKind {
+        match self {
+            Backend::Cpu => BackendKind::Cpu,
+            Backend::Gpu(_) => BackendKind::Gpu,
+        }
+    }
+
+    /// The GPU, when this is the GPU backend.
+    pub fn gpu(&self) -> Option<&Arc<Gpu>> {
+        match self {
+            Backend::Gpu(g) => Some(g),
+            Backend::Cpu => None,
+        }
+    }
+}
