@@ -1,0 +1,83 @@
+//! Backend selection without a usable Vulkan driver: `--backend gpu` and
+//! `wavelane devices` fail with a clear message (never a panic), `auto`
+//! falls back to the CPU with one notice. The driver is hidden by pointing
+//! the loader at an ICD manifest that does not exist.
+
+use std::process::Command;
+
+use wavelane::backend::{Backend, BackendError, BackendKind};
+
+const NO_DRIVER: &str = "/nonexistent/wavelane-test-icd.json";
+
+fn wavelane_without_driver(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_wavelane"))
+        .args(args)
+        .env("VK_ICD_FILENAMES", NO_DRIVER)
+        .env("VK_DRIVER_FILES", NO_DRIVER)
+        .output()
+        .expect("run wavelane")
+}
+
+#[test]
+fn devices_without_driver_is_a_clean_error() {
+    let out = wavelane_without_driver(&["devices"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert!(stderr.starts_with("wavelane: error:"), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+}
+
+#[test]
+fn cpu_backend_needs_no_device() {
+    let backend = Backend::select(BackendKind::Cpu).unwrap();
+    assert_eq!(backend.kind(), BackendKind::Cpu);
+    assert!(backend.gpu().is_none());
+    assert!(backend.describe().starts_with("cpu ("));
+}
+
+/// In-process check of the typed error and the fallback. It runs in a child
+/// process (this same test binary, filtered to the `child_` test) because
+/// the loader reads the environment once per process.
+#[test]
+fn gpu_kind_errors_and_auto_falls_back_without_driver() {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_select_without_driver",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env("VK_ICD_FILENAMES", NO_DRIVER)
+        .env("VK_DRIVER_FILES", NO_DRIVER)
+        .env("WAVELANE_CHILD", "1")
+        .env_remove("WAVELANE_VK_VALIDATION")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("1 passed"), "child did not run:\n{stdout}");
+    assert!(
+        stderr.contains("using the CPU backend"),
+        "auto printed no notice:\n{stderr}"
+    );
+}
+
+#[test]
+#[ignore = "runs in a child process without a driver, started by gpu_kind_errors_and_auto_falls_back_without_driver"]
+fn child_select_without_driver() {
+    assert_eq!(
+        std::env::var("WAVELANE_CHILD").as_deref(),
+        Ok("1"),
+        "run only as the child of gpu_kind_errors_and_auto_falls_back_without_driver"
+    );
+    match Backend::select(BackendKind::Gpu) {
+        Err(BackendError::GpuUnavailable(e)) => {
+            let text = e.to_string();
+            assert!(!text.is_empty());
+        }
+        other => panic!("expected GpuUnavailable, got {other:?}"),
+    }
+    let auto = Backend::select(BackendKind::Auto).unwrap();
+    assert_eq!(auto.kind(), BackendKind::Cpu);
+}
