@@ -7,5 +7,11 @@
 //! Pick where work runs with [`backend::Backend::select`].
 
 pub mod backend;
+pub mod bpc;
 pub mod cli;
+pub mod codec;
+pub mod dwt;
+pub mod h264;
+pub mod image_io;
 pub mod shaders;
+pub mod vle;

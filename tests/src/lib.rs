@@ -10,6 +10,9 @@
 //! lavapipe subgroup sizes 4 and 16 and under the validation layer by
 //! filtering on that word.
 
+pub mod alloc_meter;
+pub mod fuzz_bodies;
+
 use std::sync::Arc;
 
 use rand::{RngCore, SeedableRng};

@@ -39,7 +39,11 @@ fn scan_core_lane_model_and_cpu_agree() {
                 let mut scratch = vec![0; lanes_scratch_len(n, wg)];
                 let t = exclusive_scan_lanes(&mut lanes, wg, sg, &mut scratch).unwrap();
                 assert_eq!(t, total, "lane model total, n={n} subgroup={sg}");
-                assert_same(&format!("lane model n={n} subgroup={sg}"), &expected, &lanes);
+                assert_same(
+                    &format!("lane model n={n} subgroup={sg}"),
+                    &expected,
+                    &lanes,
+                );
             }
 
             let mut on_cpu = input.clone();

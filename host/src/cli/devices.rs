@@ -35,8 +35,14 @@ pub fn run(args: DevicesArgs) -> CliResult {
     let info = gpu.info();
     println!();
     println!("selected: {} [{}]", info.name, info.driver);
-    println!("  Vulkan {}, subgroup size {}", info.api_version, info.subgroup_size);
-    println!("  subgroup operations: {}", info.subgroup_operations.join(", "));
+    println!(
+        "  Vulkan {}, subgroup size {}",
+        info.api_version, info.subgroup_size
+    );
+    println!(
+        "  subgroup operations: {}",
+        info.subgroup_operations.join(", ")
+    );
     println!(
         "  max storage buffer {} MiB, shared memory {} KiB, 64-bit atomics: {}",
         info.max_storage_buffer_range >> 20,

@@ -5,7 +5,19 @@
 
 use clap::{Parser, Subcommand};
 
+mod bench;
+mod bench_cavlc;
+mod bench_dwt;
+mod bpc;
+mod decode;
+pub mod demo;
 mod devices;
+mod dwt;
+mod encode;
+mod h264;
+mod info;
+mod plot;
+mod train_lut;
 
 /// Errors returned by subcommands; `main` prints the whole cause chain.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -27,11 +39,38 @@ pub struct Cli {
 pub enum Command {
     /// List the Vulkan devices and which one wavelane would pick.
     Devices(devices::DevicesArgs),
+    /// Encode an image or y4m sequence as an H.264 intra stream (CAVLC on CPU or GPU).
+    H264(h264::H264Args),
+    /// Encode images as .wl files (lossless, --bpp or --psnr; DWT + BPC-PaCo + PCRD-Opt).
+    Encode(encode::EncodeArgs),
+    /// Decode .wl files (or truncated prefixes) to PNG/PGM/PPM/TIFF, optionally --reduce'd.
+    Decode(decode::DecodeArgs),
+    /// Describe a .wl file: parameters, sizes per resolution and layer, CRC status.
+    Info(info::InfoArgs),
+    /// Run the codec on a built-in public-domain image on every backend; table, images, RD plot.
+    Demo(demo::DemoArgs),
+    /// BPC-PaCo on raw codeblock files: encode-blocks, decode-blocks.
+    Bpc(bpc::BpcArgs),
+    /// Train BPC-PaCo probability tables from images.
+    TrainLut(train_lut::TrainLutArgs),
+    /// Measure throughput: `wavelane bench dwt|bpc` (more areas as they land).
+    Bench(bench::BenchArgs),
+    /// Wavelet-transform an image (or invert raw coefficients): raw Mallat-layout output.
+    Dwt(dwt::DwtArgs),
 }
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> CliResult {
     match cli.command {
         Command::Devices(args) => devices::run(args),
+        Command::H264(args) => h264::run(args),
+        Command::Encode(args) => encode::run(args),
+        Command::Decode(args) => decode::run(args),
+        Command::Info(args) => info::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Bpc(args) => bpc::run(args),
+        Command::TrainLut(args) => train_lut::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Dwt(args) => dwt::run(args),
     }
 }

@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use vulkano::device::physical::{PhysicalDevice, PhysicalDeviceType};
 use vulkano::device::{
     Device, DeviceCreateInfo, DeviceExtensions, DeviceFeatures, Queue, QueueCreateInfo, QueueFlags,
 };
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use vulkano::instance::debug::{
     DebugUtilsMessageSeverity, DebugUtilsMessageType, DebugUtilsMessenger,
@@ -170,12 +170,9 @@ pub(super) fn pick(
             Ok(idx) => candidates.into_iter().find(|(i, _, _)| *i == idx),
             Err(_) => {
                 let needle = sel.to_lowercase();
-                candidates.into_iter().find(|(_, pd, _)| {
-                    pd.properties()
-                        .device_name
-                        .to_lowercase()
-                        .contains(&needle)
-                })
+                candidates
+                    .into_iter()
+                    .find(|(_, pd, _)| pd.properties().device_name.to_lowercase().contains(&needle))
             }
         };
         return found.ok_or_else(|| GpuError::DeviceNotFound {

@@ -90,8 +90,8 @@ impl Gpu {
             shader: shader.name,
             detail,
         };
-        let words = vulkano::shader::spirv::bytes_to_words(shader.spirv)
-            .map_err(|e| err(e.to_string()))?;
+        let words =
+            vulkano::shader::spirv::bytes_to_words(shader.spirv).map_err(|e| err(e.to_string()))?;
         // SAFETY: the SPIR-V was produced by glslc and checked by spirv-val
         // at build time (host/build.rs); vulkano validates it against the
         // enabled device features here as well.
@@ -105,8 +105,8 @@ impl Gpu {
         let layout_info = PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage])
             .into_pipeline_layout_create_info(self.device.clone())
             .map_err(|e| err(format!("{e:?}")))?;
-        let layout =
-            PipelineLayout::new(self.device.clone(), layout_info).map_err(|e| err(error_chain(&e)))?;
+        let layout = PipelineLayout::new(self.device.clone(), layout_info)
+            .map_err(|e| err(error_chain(&e)))?;
         let pipeline = ComputePipeline::new(
             self.device.clone(),
             Some(self.pipeline_cache.clone()),
@@ -171,7 +171,10 @@ impl Gpu {
         b.bind_pipeline_compute(pipeline.clone()).map_err(cmd)?;
         if !d.buffers.is_empty() {
             let set_layout = layout.set_layouts().first().cloned().ok_or_else(|| {
-                GpuError::Command(format!("shader `{}` declares no descriptor set", d.shader.name))
+                GpuError::Command(format!(
+                    "shader `{}` declares no descriptor set",
+                    d.shader.name
+                ))
             })?;
             let writes = d
                 .buffers
@@ -247,7 +250,9 @@ impl Gpu {
     /// Times a single recorded step (e.g. a buffer copy).
     pub(super) fn time_commands(
         &self,
-        body: impl FnOnce(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>) -> Result<(), GpuError>,
+        body: impl FnOnce(
+            &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        ) -> Result<(), GpuError>,
     ) -> Result<Option<f64>, GpuError> {
         let ns = self.timed(1, |b, pool| {
             body(b)?;
