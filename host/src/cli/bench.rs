@@ -1,0 +1,132 @@
+//! `wavelane bench <area>`: throughput measurements, as text or `--json`.
+//!
+//! Each area is a variant of [`BenchArea`] with its own arguments and
+//! runner; to add one, add a variant and a match arm in [`run`].
+
+use std::path::PathBuf;
+
+use crate::backend::{Backend, BackendKind};
+use crate::bpc::bench::{self as bpc_bench, BenchConfig};
+use crate::bpc::{formats::RefFile, CodeblockBatch};
+use clap::{Args, Subcommand};
+use indicatif::ProgressBar;
+use serde::Serialize;
+use wavelane_core::bpc::Mode;
+
+use super::CliResult;
+
+/// Arguments of `wavelane bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    area: BenchArea,
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchArea {
+    /// Multi-level 2-D DWT throughput against a copy measured in the same run.
+    Dwt(super::bench_dwt::DwtBenchArgs),
+    /// BPC-PaCo encode/decode throughput on tiled 64x64 codeblocks.
+    Bpc(BpcBenchArgs),
+    /// CAVLC blocks/s: CPU encode and decode, GPU encode with packing.
+    Cavlc(super::bench_cavlc::CavlcBenchArgs),
+}
+
+#[derive(Debug, Args)]
+struct BpcBenchArgs {
+    /// BPCREF01 codeblocks to tile (e.g. the reference sample, gunzipped
+    /// from tests/data/bpc); synthetic Laplacian codeblocks by default.
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// Image sides, multiples of 64.
+    #[arg(long, value_delimiter = ',', default_value = "2048,4096,8192")]
+    sizes: Vec<usize>,
+    /// Passes per bitplane to measure (2, 3 or both).
+    #[arg(long, value_delimiter = ',', default_value = "2,3")]
+    passes: Vec<u8>,
+    /// Repeats per measurement (the best is reported).
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// Also time the core encoder on a single thread (CPU backend).
+    #[arg(long)]
+    single_thread: bool,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
+    backend: BackendKind,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Report<T: Serialize> {
+    area: &'static str,
+    backend: String,
+    results: Vec<T>,
+}
+
+/// Runs `wavelane bench`.
+pub fn run(args: BenchArgs) -> CliResult {
+    match args.area {
+        BenchArea::Dwt(a) => super::bench_dwt::run(a),
+        BenchArea::Bpc(a) => bpc(a),
+        BenchArea::Cavlc(a) => super::bench_cavlc::run(a),
+    }
+}
+
+fn bpc(a: BpcBenchArgs) -> CliResult {
+    if let Some(bad) = a.sizes.iter().find(|s| **s == 0 || **s % 64 != 0) {
+        return Err(format!("--sizes: {bad} is not a positive multiple of 64").into());
+    }
+    let modes = a
+        .passes
+        .iter()
+        .map(|&p| Mode::from_passes(p).ok_or_else(|| format!("--passes: {p} is not 2 or 3")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let source = match &a.input {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Some(CodeblockBatch::from_ref(&RefFile::parse(&bytes)?))
+        }
+        None => None,
+    };
+    let backend = Backend::select(a.backend)?;
+    let config = BenchConfig {
+        source,
+        sizes: a.sizes,
+        modes,
+        repeats: a.repeats,
+        single_thread: a.single_thread,
+    };
+    let bar = ProgressBar::new_spinner();
+    let results = bpc_bench::run(&config, &backend, |m| bar.set_message(m.to_owned()))?;
+    bar.finish_and_clear();
+    if a.json {
+        let report = Report {
+            area: "bpc",
+            backend: backend.describe(),
+            results,
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!("bpc on {}", backend.describe());
+    println!(
+        "{:>6} {:>6} {:>12} {:>7} {:>14} {:>14} {:>10}",
+        "size", "passes", "backend", "op", "ns/coeff", "codeblocks/s", "bits/coef"
+    );
+    for r in results {
+        println!(
+            "{:>6} {:>6} {:>12} {:>7} {:>14.4} {:>14.0} {:>10.4}",
+            r.size,
+            r.passes,
+            r.backend,
+            r.op,
+            r.ns_per_coefficient,
+            r.codeblocks_per_s,
+            r.bits_per_coefficient
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,298 @@
+//! `wavelane bench dwt`: time a multi-level 2-D DWT of a random square
+//! image on the CPU or GPU backend and compare its memory throughput with a
+//! plain copy measured in the same run.
+//!
+//! Bytes counted per level: one read and one write of every sample of the
+//! level's region (`8 * w * h` bytes for 32-bit samples); halo re-reads are
+//! not counted, so the figure is the useful bandwidth. The copy reference is
+//! a device buffer copy of the image on the GPU (`Gpu::time_copy`), a
+//! `copy_from_slice` of the image on the CPU, reported as read + write bytes
+//! per second.
+
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use wavelane_core::dwt::volume::VolumeLayout;
+use wavelane_core::dwt::{level_size, max_levels, Cdf53, Cdf97, Fixed97, ImageLayout};
+
+use super::dwt::WaveletArg;
+use super::CliResult;
+use crate::backend::{Backend, BackendKind, Gpu};
+use crate::dwt::gpu::GpuDwt;
+use crate::dwt::{self as host_dwt, HostWavelet};
+
+/// Arguments of `wavelane bench dwt`.
+#[derive(Debug, Args)]
+pub struct DwtBenchArgs {
+    /// Image side (the image is size x size).
+    #[arg(long, default_value_t = 8192)]
+    size: usize,
+    /// Decomposition levels.
+    #[arg(long, default_value_t = 5)]
+    levels: u32,
+    /// Wavelets to measure (comma separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "53")]
+    wavelet: Vec<WaveletArg>,
+    /// Time the inverse transform too.
+    #[arg(long)]
+    inverse: bool,
+    /// Timed repetitions (after one warm-up); best and median are reported.
+    #[arg(long, default_value_t = 5)]
+    repeats: usize,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
+    backend: BackendKind,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Measurement {
+    wavelet: String,
+    direction: &'static str,
+    best_ms: f64,
+    median_ms: f64,
+    /// Samples per second (image samples / best time), in 10^9.
+    gsamples_per_s: f64,
+    /// Useful bytes moved / best time, in 10^9 bytes per second.
+    achieved_gb_per_s: f64,
+    /// achieved / copy bandwidth.
+    fraction_of_copy: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    area: &'static str,
+    backend: String,
+    size: usize,
+    levels: u32,
+    sample_bytes: usize,
+    bytes_per_transform: u64,
+    copy_gb_per_s: f64,
+    /// How the copy reference was taken.
+    copy_method: &'static str,
+    timing: &'static str,
+    results: Vec<Measurement>,
+}
+
+fn stats(mut ns: Vec<f64>) -> (f64, f64) {
+    ns.sort_by(f64::total_cmp);
+    (ns[0], ns[ns.len() / 2])
+}
+
+/// Runs `wavelane bench dwt`.
+pub fn run(a: DwtBenchArgs) -> CliResult {
+    if a.size == 0 || a.repeats == 0 {
+        return Err("--size and --repeats must be positive".into());
+    }
+    if a.levels > max_levels(a.size, a.size) {
+        return Err(format!(
+            "--levels {}: a {0}x{0} image allows at most {}",
+            a.levels,
+            max_levels(a.size, a.size)
+        )
+        .into());
+    }
+    let backend = Backend::select(a.backend)?;
+    let n = a.size * a.size;
+    let bytes: u64 = (0..a.levels)
+        .map(|l| {
+            let (w, h) = level_size(a.size, a.size, l);
+            8 * (w * h) as u64
+        })
+        .sum();
+    // 8-bit level-shifted noise from a fixed xorshift; the DWT's speed does
+    // not depend on the values.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let image: Vec<i32> = (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 56) as i32 - 128
+        })
+        .collect();
+    let (copy_ns, copy_method, timing) = match &backend {
+        Backend::Gpu(gpu) => {
+            let ns = gpu
+                .time_copy(4 * n as u64, a.repeats as u32)?
+                .ok_or("this GPU queue has no timestamps; cannot time kernels")?;
+            (
+                ns,
+                "vkCmdCopyBuffer of the image, GPU timestamps",
+                "GPU timestamps around the dispatches (no transfers)",
+            )
+        }
+        Backend::Cpu => {
+            let mut dst = vec![0i32; n];
+            let mut times = Vec::new();
+            for _ in 0..=a.repeats {
+                let t = Instant::now();
+                dst.copy_from_slice(&image);
+                times.push(t.elapsed().as_nanos() as f64);
+                std::hint::black_box(&dst);
+            }
+            (
+                stats(times).0,
+                "copy_from_slice of the image, one thread",
+                "wall clock, all cores",
+            )
+        }
+    };
+    let copy_gbs = 8.0 * n as f64 / copy_ns;
+    let jobs = a.wavelet.len() * if a.inverse { 2 } else { 1 };
+    let bar = if a.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(jobs as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("static template"),
+    );
+    let mut results = Vec::new();
+    for &wv in &a.wavelet {
+        for inverse in [false, true] {
+            if inverse && !a.inverse {
+                continue;
+            }
+            bar.set_message(format!(
+                "{:?} {}",
+                wv.wavelet(),
+                if inverse { "inverse" } else { "forward" }
+            ));
+            let times = match wv {
+                WaveletArg::Cdf53 => {
+                    time::<Cdf53>(&backend, &image, a.size, a.levels, a.repeats, inverse)?
+                }
+                WaveletArg::Fixed97 => {
+                    time::<Fixed97>(&backend, &image, a.size, a.levels, a.repeats, inverse)?
+                }
+                WaveletArg::Cdf97 => {
+                    let f: Vec<f32> = image.iter().map(|&v| v as f32).collect();
+                    time::<Cdf97>(&backend, &f, a.size, a.levels, a.repeats, inverse)?
+                }
+            };
+            let (best, median) = stats(times);
+            let achieved = bytes as f64 / best;
+            results.push(Measurement {
+                wavelet: format!("{:?}", wv.wavelet()),
+                direction: if inverse { "inverse" } else { "forward" },
+                best_ms: best / 1e6,
+                median_ms: median / 1e6,
+                gsamples_per_s: n as f64 / best,
+                achieved_gb_per_s: achieved,
+                fraction_of_copy: achieved / copy_gbs,
+            });
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let report = Report {
+        area: "dwt",
+        backend: backend.describe(),
+        size: a.size,
+        levels: a.levels,
+        sample_bytes: 4,
+        bytes_per_transform: bytes,
+        copy_gb_per_s: copy_gbs,
+        copy_method,
+        timing,
+        results,
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!(
+        "DWT {0}x{0}, {1} levels on {2}; copy reference {3:.1} GB/s ({4})",
+        report.size, report.levels, report.backend, report.copy_gb_per_s, report.copy_method
+    );
+    println!(
+        "{:<8} {:<8} {:>10} {:>10} {:>8} {:>9} {:>7}",
+        "wavelet", "dir", "best ms", "median ms", "GS/s", "GB/s", "copy%"
+    );
+    for m in &report.results {
+        println!(
+            "{:<8} {:<8} {:>10.3} {:>10.3} {:>8.3} {:>9.1} {:>6.1}%",
+            m.wavelet,
+            m.direction,
+            m.best_ms,
+            m.median_ms,
+            m.gsamples_per_s,
+            m.achieved_gb_per_s,
+            100.0 * m.fraction_of_copy
+        );
+    }
+    Ok(())
+}
+
+/// Nanoseconds of `repeats` runs after one warm-up.
+fn time<W: HostWavelet>(
+    backend: &Backend,
+    image: &[W::Sample],
+    size: usize,
+    levels: u32,
+    repeats: usize,
+    inverse: bool,
+) -> Result<Vec<f64>, super::CliError> {
+    let layout = ImageLayout::new(size, size);
+    match backend {
+        Backend::Gpu(gpu) => time_gpu::<W>(gpu, image, size, levels, repeats, inverse),
+        Backend::Cpu => {
+            let mut times = Vec::new();
+            let mut data = image.to_vec();
+            for i in 0..=repeats {
+                data.copy_from_slice(image);
+                let t = Instant::now();
+                if inverse {
+                    host_dwt::inverse_2d::<W>(backend, &mut data, layout, levels)?;
+                } else {
+                    host_dwt::forward_2d::<W>(backend, &mut data, layout, levels)?;
+                }
+                if i > 0 {
+                    times.push(t.elapsed().as_nanos() as f64);
+                }
+            }
+            Ok(times)
+        }
+    }
+}
+
+/// Device-resident timing: buffers stay on the GPU, timestamps bracket the
+/// dispatches of one whole transform.
+fn time_gpu<W: HostWavelet>(
+    gpu: &std::sync::Arc<Gpu>,
+    image: &[W::Sample],
+    size: usize,
+    levels: u32,
+    repeats: usize,
+    inverse: bool,
+) -> Result<Vec<f64>, super::CliError> {
+    let plan = GpuDwt::new(
+        gpu.clone(),
+        VolumeLayout::new(size, size, 1),
+        [levels, levels, 0],
+    )?;
+    let a = gpu.upload(image)?;
+    let b = gpu.uninit::<W::Sample>(image.len() as u64)?;
+    let scratch = plan.scratch::<W::Sample>()?;
+    let dispatches = if inverse {
+        plan.inverse_dispatches::<W>(&a, &b, &scratch)?
+    } else {
+        plan.forward_dispatches::<W>(&a, &b, &scratch)?
+    };
+    let mut times = Vec::new();
+    for i in 0..=repeats {
+        let timing = gpu.run(&dispatches)?;
+        if timing.dispatch_ns.is_empty() {
+            return Err("this GPU queue has no timestamps; cannot time kernels".into());
+        }
+        if i > 0 {
+            times.push(timing.total_ns());
+        }
+    }
+    Ok(times)
+}

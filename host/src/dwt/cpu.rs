@@ -1,0 +1,190 @@
+//! The CPU backend of the DWT: the core lifting ([`Lifting::forward_lines`])
+//! on all cores. Vertical (and Z) passes split the image into strips of
+//! columns, each gathered into a per-thread block and lifted row-wise (the
+//! inner loop runs along contiguous columns); horizontal passes run rows in
+//! parallel. Same arithmetic as [`wavelane_core::dwt`], so the same bits.
+
+use rayon::prelude::*;
+use wavelane_core::dwt::volume::{axes_at, check_levels, region_at, total_levels, VolumeLayout};
+use wavelane_core::dwt::{mallat_index, DwtError, ImageLayout, Lifting};
+
+use super::{DwtHostError, HostWavelet};
+
+/// Columns per strip of the vertical pass: 64 samples = 256 bytes per row.
+const STRIP: usize = 64;
+
+fn check(data_len: usize, layout: VolumeLayout, levels: [u32; 3]) -> Result<(), DwtError> {
+    layout.validate(data_len)?;
+    check_levels(layout.dims(), levels)
+}
+
+/// Forward 3-D transform in place on all cores (2-D: depth 1, `lz = 0`).
+pub fn forward_3d<W: HostWavelet>(
+    data: &mut [W::Sample],
+    layout: VolumeLayout,
+    levels: [u32; 3],
+) -> Result<(), DwtHostError> {
+    check(data.len(), layout, levels)?;
+    for level in 0..total_levels(levels) {
+        level_3d::<W>(data, layout, levels, level, true)?;
+    }
+    Ok(())
+}
+
+/// Inverse of [`forward_3d`].
+pub fn inverse_3d<W: HostWavelet>(
+    data: &mut [W::Sample],
+    layout: VolumeLayout,
+    levels: [u32; 3],
+) -> Result<(), DwtHostError> {
+    check(data.len(), layout, levels)?;
+    for level in (0..total_levels(levels)).rev() {
+        level_3d::<W>(data, layout, levels, level, false)?;
+    }
+    Ok(())
+}
+
+fn level_3d<W: HostWavelet>(
+    data: &mut [W::Sample],
+    l: VolumeLayout,
+    levels: [u32; 3],
+    level: u32,
+    forward: bool,
+) -> Result<(), DwtError> {
+    let [w, h, d] = region_at(l.dims(), levels, level);
+    let [tx, ty, tz] = axes_at(levels, level);
+    let plane = ImageLayout::with_stride(w, h, l.row_stride);
+    if forward && tz {
+        z_pass::<W>(data, l, [w, h, d], true)?;
+    }
+    for z in 0..d {
+        let slice = &mut data[z * l.slice_stride..];
+        if forward {
+            if ty {
+                vertical::<W>(slice, plane, true)?;
+            }
+            if tx {
+                horizontal::<W>(slice, plane, true)?;
+            }
+        } else {
+            if tx {
+                horizontal::<W>(slice, plane, false)?;
+            }
+            if ty {
+                vertical::<W>(slice, plane, false)?;
+            }
+        }
+    }
+    if !forward && tz {
+        z_pass::<W>(data, l, [w, h, d], false)?;
+    }
+    Ok(())
+}
+
+/// Gathers `rows` (line `i` of every column in row `i`), lifts the columns,
+/// scatters back: forward from natural to Mallat order, inverse the reverse.
+fn lift_rows<W: Lifting>(
+    rows: &mut [&mut [W::Sample]],
+    block: &mut Vec<W::Sample>,
+    forward: bool,
+) -> Result<(), DwtError> {
+    let n = rows.len();
+    let cols = rows.first().map_or(0, |r| r.len());
+    block.clear();
+    block.resize(n * cols, W::Sample::default());
+    for i in 0..n {
+        let src = if forward { i } else { mallat_index(i, n) };
+        block[i * cols..(i + 1) * cols].copy_from_slice(rows[src]);
+    }
+    if forward {
+        W::forward_lines(block, n, cols)?;
+    } else {
+        W::inverse_lines(block, n, cols)?;
+    }
+    for i in 0..n {
+        let dst = if forward { mallat_index(i, n) } else { i };
+        rows[dst].copy_from_slice(&block[i * cols..(i + 1) * cols]);
+    }
+    Ok(())
+}
+
+/// Vertical pass of the `l` region, strips of columns in parallel.
+fn vertical<W: HostWavelet>(
+    data: &mut [W::Sample],
+    l: ImageLayout,
+    forward: bool,
+) -> Result<(), DwtError> {
+    if l.height < 2 {
+        return Ok(());
+    }
+    let nstrips = l.width.div_ceil(STRIP);
+    let mut strips: Vec<Vec<&mut [W::Sample]>> =
+        (0..nstrips).map(|_| Vec::with_capacity(l.height)).collect();
+    for row in data.chunks_mut(l.stride).take(l.height) {
+        let mut rest = &mut row[..l.width];
+        for strip in strips.iter_mut() {
+            let (a, b) = rest.split_at_mut(STRIP.min(rest.len()));
+            strip.push(a);
+            rest = b;
+        }
+    }
+    strips
+        .into_par_iter()
+        .try_for_each_init(Vec::new, |block, mut rows| {
+            lift_rows::<W>(&mut rows, block, forward)
+        })
+}
+
+/// Horizontal pass of the `l` region, rows in parallel.
+fn horizontal<W: HostWavelet>(
+    data: &mut [W::Sample],
+    l: ImageLayout,
+    forward: bool,
+) -> Result<(), DwtError> {
+    let n = l.width;
+    if n < 2 {
+        return Ok(());
+    }
+    data.par_chunks_mut(l.stride)
+        .take(l.height)
+        .try_for_each_init(Vec::new, |line: &mut Vec<W::Sample>, row| {
+            let row = &mut row[..n];
+            line.clear();
+            if forward {
+                line.extend_from_slice(row);
+                W::forward_lines(line, n, 1)?;
+                for (i, &v) in line.iter().enumerate() {
+                    row[mallat_index(i, n)] = v;
+                }
+            } else {
+                line.extend((0..n).map(|i| row[mallat_index(i, n)]));
+                W::inverse_lines(line, n, 1)?;
+                row.copy_from_slice(line);
+            }
+            Ok(())
+        })
+}
+
+/// Z pass: for every row index `y`, the `d` row segments at that `y` form
+/// `w` Z lines; rows in parallel.
+fn z_pass<W: HostWavelet>(
+    data: &mut [W::Sample],
+    l: VolumeLayout,
+    [w, h, d]: [usize; 3],
+    forward: bool,
+) -> Result<(), DwtError> {
+    if d < 2 {
+        return Ok(());
+    }
+    let mut per_row: Vec<Vec<&mut [W::Sample]>> = (0..h).map(|_| Vec::with_capacity(d)).collect();
+    for slice in data.chunks_mut(l.slice_stride).take(d) {
+        for (y, row) in slice.chunks_mut(l.row_stride).take(h).enumerate() {
+            per_row[y].push(&mut row[..w]);
+        }
+    }
+    per_row
+        .into_par_iter()
+        .try_for_each_init(Vec::new, |block, mut rows| {
+            lift_rows::<W>(&mut rows, block, forward)
+        })
+}

@@ -1,0 +1,351 @@
+//! The GPU driver of the DWT: one dispatch of `shaders/dwt*_{fwd,inv}.comp`
+//! per level (plus one Z-pass dispatch per level that transforms Z), all
+//! recorded into one command buffer by [`Gpu::run`].
+//!
+//! Data flow of a forward transform (inverse mirrors it): level 0 reads the
+//! samples buffer; every level writes its detail subbands straight to their
+//! Mallat positions in the coefficients buffer and its LL band, compact, into
+//! one of two ping-pong LL buffers that the next level reads; the last level
+//! writes its LL band into the coefficients buffer too. A level that
+//! transforms Z first runs the Z pass into a Z buffer, which the 2-D level
+//! then reads. Each level is a single pass over memory (read once plus halo,
+//! written once), the register-block design of seed 000 ch. 2 that
+//! [`wavelane_core::dwt::block`] models.
+
+use std::sync::Arc;
+
+use vulkano::buffer::{BufferContents, Subbuffer};
+use wavelane_core::dwt::block::{BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS};
+use wavelane_core::dwt::volume::{axes_at, check_levels, region_at, total_levels, VolumeLayout};
+use wavelane_core::dwt::DwtError;
+
+use super::{DwtHostError, HostWavelet};
+use crate::backend::gpu::{Dispatch, Timing};
+use crate::backend::Gpu;
+
+/// `local_size_x` of the DWT shaders.
+const WORKGROUP: u32 = 64;
+/// Workgroups per dispatch at most; the shaders loop over the rest.
+const MAX_GROUPS: u32 = 65_535;
+const FLAG_X: u32 = 1;
+const FLAG_Y: u32 = 2;
+const FLAG_LL_IN_MAIN: u32 = 4;
+
+/// Device scratch of a transform: two ping-pong LL buffers and, when some
+/// level transforms Z, a Z buffer.
+#[derive(Debug, Clone)]
+pub struct GpuScratch<T> {
+    ll: [Subbuffer<[T]>; 2],
+    z: Option<Subbuffer<[T]>>,
+}
+
+/// A planned GPU transform of one layout and level count.
+#[derive(Debug, Clone)]
+pub struct GpuDwt {
+    gpu: Arc<Gpu>,
+    layout: VolumeLayout,
+    levels: [u32; 3],
+    subgroup: u32,
+}
+
+fn groups(items: u64, per_group: u64) -> u32 {
+    items.div_ceil(per_group).clamp(1, MAX_GROUPS as u64) as u32
+}
+
+fn u(v: usize) -> u32 {
+    // Every value passed is bounded by the sample count, checked < 2^32.
+    v as u32
+}
+
+impl GpuDwt {
+    /// Checks the layout, levels and device and plans the transform.
+    pub fn new(
+        gpu: Arc<Gpu>,
+        layout: VolumeLayout,
+        levels: [u32; 3],
+    ) -> Result<Self, DwtHostError> {
+        layout.validate(usize::MAX)?;
+        check_levels(layout.dims(), levels)?;
+        let len = Self::required(layout) as u64;
+        if len > u32::MAX as u64 {
+            return Err(DwtHostError::TooLarge(len));
+        }
+        let subgroup = gpu.info().subgroup_size;
+        if !subgroup.is_power_of_two() || !(4..=64).contains(&subgroup) {
+            return Err(DwtHostError::SubgroupSize(subgroup));
+        }
+        Ok(GpuDwt {
+            gpu,
+            layout,
+            levels,
+            subgroup,
+        })
+    }
+
+    fn required(l: VolumeLayout) -> usize {
+        (l.depth - 1) * l.slice_stride + (l.height - 1) * l.row_stride + l.width
+    }
+
+    /// Elements the samples and coefficients buffers must hold.
+    pub fn buffer_len(&self) -> usize {
+        Self::required(self.layout)
+    }
+
+    /// The layout this plan transforms.
+    pub fn layout(&self) -> VolumeLayout {
+        self.layout
+    }
+
+    /// Allocates the device scratch.
+    pub fn scratch<T: BufferContents>(&self) -> Result<GpuScratch<T>, DwtHostError> {
+        let dims = self.layout.dims();
+        let ll_len: usize = if total_levels(self.levels) > 1 {
+            region_at(dims, self.levels, 1).iter().product()
+        } else {
+            1
+        };
+        let z = if self.levels[2] > 0 && self.layout.depth > 1 {
+            Some(
+                self.gpu
+                    .uninit::<T>(dims.iter().product::<usize>() as u64)?,
+            )
+        } else {
+            None
+        };
+        Ok(GpuScratch {
+            ll: [
+                self.gpu.uninit::<T>(ll_len as u64)?,
+                self.gpu.uninit::<T>(ll_len as u64)?,
+            ],
+            z,
+        })
+    }
+
+    fn block_groups(
+        &self,
+        wavelet: wavelane_core::dwt::Wavelet,
+        w: usize,
+        h: usize,
+        d: usize,
+    ) -> Result<u32, DwtHostError> {
+        let g = BlockGeometry::for_subgroup(wavelet, self.subgroup as usize)?;
+        debug_assert_eq!(g.pairs_x, PAIRS_PER_LANE * self.subgroup as usize);
+        debug_assert_eq!(g.pair_rows, SHADER_PAIR_ROWS);
+        let (nbx, nby) = g.grid(w, h);
+        let blocks = (nbx * nby * d) as u64;
+        Ok(groups(blocks, (WORKGROUP / self.subgroup) as u64))
+    }
+
+    fn z_groups(&self, halo: usize, w: usize, h: usize, d: usize) -> u32 {
+        let out = SHADER_PAIR_ROWS - 2 * halo;
+        let nbz = d.div_ceil(2).div_ceil(out);
+        groups((w * h * nbz) as u64, WORKGROUP as u64)
+    }
+
+    fn check_buffers<T: BufferContents>(
+        &self,
+        a: &Subbuffer<[T]>,
+        b: &Subbuffer<[T]>,
+        s: &GpuScratch<T>,
+    ) -> Result<(), DwtHostError> {
+        let need = self.buffer_len() as u64;
+        if a.len() < need || b.len() < need {
+            return Err(DwtError::BufferTooSmall.into());
+        }
+        let dims = self.layout.dims();
+        if total_levels(self.levels) > 1 {
+            let ll: usize = region_at(dims, self.levels, 1).iter().product();
+            if s.ll.iter().any(|b| b.len() < ll as u64) {
+                return Err(DwtError::ScratchTooSmall.into());
+            }
+        }
+        if self.levels[2] > 0 && self.layout.depth > 1 {
+            let zl = dims.iter().product::<usize>() as u64;
+            if s.z.as_ref().is_none_or(|z| z.len() < zl) {
+                return Err(DwtError::ScratchTooSmall.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The dispatches of a forward transform from `samples` to `coeffs`
+    /// (both laid out as [`Self::layout`]).
+    pub fn forward_dispatches<W: HostWavelet>(
+        &self,
+        samples: &Subbuffer<[W::Sample]>,
+        coeffs: &Subbuffer<[W::Sample]>,
+        scratch: &GpuScratch<W::Sample>,
+    ) -> Result<Vec<Dispatch>, DwtHostError> {
+        self.check_buffers(samples, coeffs, scratch)?;
+        let l = self.layout;
+        let dims = l.dims();
+        let total = total_levels(self.levels);
+        let halo = W::WAVELET.halo_pairs();
+        let mut out = Vec::new();
+        for i in 0..total {
+            let [w, h, d] = region_at(dims, self.levels, i);
+            let [tx, ty, tz] = axes_at(self.levels, i);
+            let last = i + 1 == total;
+            let (mut a, mut a_row, mut a_slice) = if i == 0 {
+                (samples, l.row_stride, l.slice_stride)
+            } else {
+                (&scratch.ll[(i as usize - 1) % 2], w, w * h)
+            };
+            if tz && d > 1 {
+                let z = scratch.z.as_ref().ok_or(DwtError::ScratchTooSmall)?;
+                out.push(
+                    Dispatch::new(W::Z_FORWARD, [self.z_groups(halo, w, h, d), 1, 1])
+                        .buffer(a)
+                        .buffer(z)
+                        .push(&[u(w), u(h), u(d), u(a_row), u(a_slice), u(w), u(w * h)]),
+                );
+                (a, a_row, a_slice) = (z, w, w * h);
+            }
+            let [nw, nh, _] = region_at(dims, self.levels, i + 1);
+            let flags = if tx && w > 1 { FLAG_X } else { 0 }
+                | if ty && h > 1 { FLAG_Y } else { 0 }
+                | if last { FLAG_LL_IN_MAIN } else { 0 };
+            let ll_slices = if tz { d.div_ceil(2) } else { d };
+            out.push(
+                Dispatch::new(W::FORWARD, [self.block_groups(W::WAVELET, w, h, d)?, 1, 1])
+                    .buffer(a)
+                    .buffer(coeffs)
+                    .buffer(&scratch.ll[i as usize % 2])
+                    .push(&[
+                        u(w),
+                        u(h),
+                        u(d),
+                        u(ll_slices),
+                        flags,
+                        u(a_row),
+                        u(a_slice),
+                        u(l.row_stride),
+                        u(l.slice_stride),
+                        u(nw),
+                        u(nw * nh),
+                    ]),
+            );
+        }
+        Ok(out)
+    }
+
+    /// The dispatches of an inverse transform from `coeffs` to `samples`.
+    pub fn inverse_dispatches<W: HostWavelet>(
+        &self,
+        coeffs: &Subbuffer<[W::Sample]>,
+        samples: &Subbuffer<[W::Sample]>,
+        scratch: &GpuScratch<W::Sample>,
+    ) -> Result<Vec<Dispatch>, DwtHostError> {
+        self.check_buffers(coeffs, samples, scratch)?;
+        let l = self.layout;
+        let dims = l.dims();
+        let total = total_levels(self.levels);
+        let halo = W::WAVELET.halo_pairs();
+        let mut out = Vec::new();
+        for i in (0..total).rev() {
+            let [w, h, d] = region_at(dims, self.levels, i);
+            let [tx, ty, tz] = axes_at(self.levels, i);
+            let coarsest = i + 1 == total;
+            let [nw, nh, _] = region_at(dims, self.levels, i + 1);
+            // At the coarsest level B is unused; bind a buffer nothing writes here.
+            let (b_row, b_slice) = if coarsest { (0, 0) } else { (nw, nw * nh) };
+            let b = &scratch.ll[(i as usize + 1) % 2];
+            let (dst, dst_row, dst_slice) = if i == 0 {
+                (samples, l.row_stride, l.slice_stride)
+            } else {
+                (&scratch.ll[i as usize % 2], w, w * h)
+            };
+            let z_first = tz && d > 1;
+            let (c, c_row, c_slice) = if z_first {
+                (
+                    scratch.z.as_ref().ok_or(DwtError::ScratchTooSmall)?,
+                    w,
+                    w * h,
+                )
+            } else {
+                (dst, dst_row, dst_slice)
+            };
+            let flags = if tx && w > 1 { FLAG_X } else { 0 }
+                | if ty && h > 1 { FLAG_Y } else { 0 }
+                | if coarsest { FLAG_LL_IN_MAIN } else { 0 };
+            let ll_slices = if tz { d.div_ceil(2) } else { d };
+            out.push(
+                Dispatch::new(W::INVERSE, [self.block_groups(W::WAVELET, w, h, d)?, 1, 1])
+                    .buffer(coeffs)
+                    .buffer(b)
+                    .buffer(c)
+                    .push(&[
+                        u(w),
+                        u(h),
+                        u(d),
+                        u(ll_slices),
+                        flags,
+                        u(l.row_stride),
+                        u(l.slice_stride),
+                        u(b_row),
+                        u(b_slice),
+                        u(c_row),
+                        u(c_slice),
+                    ]),
+            );
+            if z_first {
+                out.push(
+                    Dispatch::new(W::Z_INVERSE, [self.z_groups(halo, w, h, d), 1, 1])
+                        .buffer(c)
+                        .buffer(dst)
+                        .push(&[u(w), u(h), u(d), u(w), u(w * h), u(dst_row), u(dst_slice)]),
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// Forward transform of a host buffer in place: upload, run, download.
+    pub fn forward_host<W: HostWavelet>(
+        &self,
+        data: &mut [W::Sample],
+    ) -> Result<Timing, DwtHostError> {
+        self.host_run::<W>(data, true)
+    }
+
+    /// Inverse transform of a host buffer in place.
+    pub fn inverse_host<W: HostWavelet>(
+        &self,
+        data: &mut [W::Sample],
+    ) -> Result<Timing, DwtHostError> {
+        self.host_run::<W>(data, false)
+    }
+
+    fn host_run<W: HostWavelet>(
+        &self,
+        data: &mut [W::Sample],
+        forward: bool,
+    ) -> Result<Timing, DwtHostError> {
+        let len = self.buffer_len();
+        if data.len() < len {
+            return Err(DwtError::BufferTooSmall.into());
+        }
+        if total_levels(self.levels) == 0 {
+            return Ok(Timing::default());
+        }
+        let input = self.gpu.upload(&data[..len])?;
+        let output = self.gpu.uninit::<W::Sample>(len as u64)?;
+        let scratch = self.scratch::<W::Sample>()?;
+        let dispatches = if forward {
+            self.forward_dispatches::<W>(&input, &output, &scratch)?
+        } else {
+            self.inverse_dispatches::<W>(&input, &output, &scratch)?
+        };
+        let timing = self.gpu.run(&dispatches)?;
+        let result = self.gpu.download(&output)?;
+        // Copy only the volume's samples: stride padding was never written.
+        let l = self.layout;
+        for z in 0..l.depth {
+            for y in 0..l.height {
+                let at = z * l.slice_stride + y * l.row_stride;
+                data[at..at + l.width].copy_from_slice(&result[at..at + l.width]);
+            }
+        }
+        Ok(timing)
+    }
+}

@@ -1,0 +1,216 @@
+//! DWT cross-checks: core (sequential) = CPU backend (rayon) = GPU backend
+//! (Vulkan), for every wavelet, forward and inverse, 2-D and 3-D, on random
+//! sizes (odd, one-pixel, strided). Integer wavelets must match bit for bit;
+//! the f32 9/7 within 1e-5 of the coefficient scale.
+
+use rand::Rng;
+use wavelane::backend::Backend;
+use wavelane::dwt::{self, HostWavelet};
+use wavelane_core::dwt::volume::{self, VolumeLayout};
+use wavelane_core::dwt::{max_levels, Cdf53, Cdf97, Fixed97, ImageLayout};
+use wavelane_tests::{assert_same, for_random_cases, gpu, TestRng};
+
+/// Random samples of a random bit depth, level shifted (as the CLI feeds them).
+fn samples(rng: &mut TestRng, n: usize) -> Vec<i32> {
+    let bits = rng.random_range(1..=16u32);
+    let half = 1i32 << (bits - 1);
+    (0..n).map(|_| rng.random_range(-half..half)).collect()
+}
+
+trait Sample: Copy + PartialEq + std::fmt::Debug + Default {
+    fn from_i32(v: i32) -> Self;
+    fn compare(what: &str, expected: &[Self], actual: &[Self]);
+}
+
+impl Sample for i32 {
+    fn from_i32(v: i32) -> Self {
+        v
+    }
+    fn compare(what: &str, expected: &[Self], actual: &[Self]) {
+        assert_same(what, expected, actual);
+    }
+}
+
+impl Sample for f32 {
+    fn from_i32(v: i32) -> Self {
+        v as f32
+    }
+    fn compare(what: &str, expected: &[Self], actual: &[Self]) {
+        assert_eq!(expected.len(), actual.len());
+        let scale = expected.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+        for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+            assert!(
+                (e - a).abs() <= 1e-5 * scale.max(e.abs()),
+                "{what}: index {i}: expected {e}, got {a} (scale {scale})"
+            );
+        }
+    }
+}
+
+struct Case {
+    layout: VolumeLayout,
+    levels: [u32; 3],
+}
+
+fn random_image_case(rng: &mut TestRng, max_side: usize) -> Case {
+    let w = if rng.random_bool(0.1) {
+        1
+    } else {
+        rng.random_range(1..=max_side)
+    };
+    let h = if rng.random_bool(0.1) {
+        1
+    } else {
+        rng.random_range(1..=max_side)
+    };
+    let stride = w + rng.random_range(0..3);
+    let levels = rng.random_range(0..=max_levels(w, h).min(6));
+    Case {
+        layout: VolumeLayout {
+            width: w,
+            height: h,
+            depth: 1,
+            row_stride: stride,
+            slice_stride: (h - 1) * stride + w,
+        },
+        levels: [levels, levels, 0],
+    }
+}
+
+fn random_volume_case(rng: &mut TestRng, max_side: usize) -> Case {
+    let dims = [0; 3].map(|_| rng.random_range(1..=max_side));
+    let levels = dims.map(|n| rng.random_range(0..=max_levels(n, 1).min(3)));
+    Case {
+        layout: VolumeLayout::new(dims[0], dims[1], dims[2]),
+        levels,
+    }
+}
+
+fn len(l: &VolumeLayout) -> usize {
+    (l.depth - 1) * l.slice_stride + (l.height - 1) * l.row_stride + l.width
+}
+
+/// Core forward/inverse (the reference), then every backend must give the
+/// same coefficients, and the same reconstruction from them.
+fn check<W: HostWavelet>(backend: &Backend, case: &Case, input: &[i32])
+where
+    W::Sample: Sample,
+{
+    let l = case.layout;
+    let what = format!(
+        "{:?} {:?} {}x{}x{} levels {:?}",
+        W::WAVELET,
+        backend.kind(),
+        l.width,
+        l.height,
+        l.depth,
+        case.levels
+    );
+    let original: Vec<W::Sample> = input.iter().map(|&v| W::Sample::from_i32(v)).collect();
+    let mut scratch =
+        vec![W::Sample::default(); volume::scratch_len_3d(l.width, l.height, l.depth)];
+    let mut expected = original.clone();
+    volume::forward_3d::<W>(&mut expected, l, case.levels, &mut scratch).unwrap();
+    let mut got = original.clone();
+    dwt::forward_3d::<W>(backend, &mut got, l, case.levels).unwrap();
+    W::Sample::compare(&format!("forward {what}"), &expected, &got);
+
+    let mut expected_back = expected.clone();
+    volume::inverse_3d::<W>(&mut expected_back, l, case.levels, &mut scratch).unwrap();
+    let mut back = expected.clone();
+    dwt::inverse_3d::<W>(backend, &mut back, l, case.levels).unwrap();
+    W::Sample::compare(&format!("inverse {what}"), &expected_back, &back);
+}
+
+fn check_all(backend: &Backend, case: &Case, input: &[i32]) {
+    check::<Cdf53>(backend, case, input);
+    check::<Fixed97>(backend, case, input);
+    check::<Cdf97>(backend, case, input);
+}
+
+#[test]
+fn dwt_cpu_equals_core_2d() {
+    for_random_cases("dwt_cpu_equals_core_2d", 40, |rng| {
+        let case = random_image_case(rng, 300);
+        let input = samples(rng, len(&case.layout));
+        check_all(&Backend::Cpu, &case, &input);
+    });
+}
+
+#[test]
+fn dwt_cpu_equals_core_3d() {
+    for_random_cases("dwt_cpu_equals_core_3d", 20, |rng| {
+        let case = random_volume_case(rng, 40);
+        let input = samples(rng, len(&case.layout));
+        check_all(&Backend::Cpu, &case, &input);
+    });
+}
+
+/// The 2-D entry points are the 3-D ones with depth 1.
+#[test]
+fn dwt_cpu_2d_entry_points() {
+    for_random_cases("dwt_cpu_2d_entry_points", 5, |rng| {
+        let (w, h) = (rng.random_range(1..200), rng.random_range(1..200));
+        let levels = max_levels(w, h).min(5);
+        let input = samples(rng, w * h);
+        let mut core = input.clone();
+        let mut scratch = vec![0; w.max(h)];
+        wavelane_core::dwt::forward_2d::<Cdf53>(
+            &mut core,
+            ImageLayout::new(w, h),
+            levels,
+            &mut scratch,
+        )
+        .unwrap();
+        let mut host = input.clone();
+        dwt::forward_2d::<Cdf53>(&Backend::Cpu, &mut host, ImageLayout::new(w, h), levels).unwrap();
+        assert_same("forward_2d", &core, &host);
+        dwt::inverse_2d::<Cdf53>(&Backend::Cpu, &mut host, ImageLayout::new(w, h), levels).unwrap();
+        assert_same("inverse_2d", &input, &host);
+    });
+}
+
+#[test]
+fn dwt_gpu_equals_core_2d() {
+    let backend = Backend::Gpu(gpu());
+    for_random_cases("dwt_gpu_equals_core_2d", 12, |rng| {
+        let case = random_image_case(rng, 160);
+        let input = samples(rng, len(&case.layout));
+        check_all(&backend, &case, &input);
+    });
+}
+
+/// Sizes around the block boundaries of every subgroup size, plus a larger
+/// image with 5 levels (many blocks, several subgroups per workgroup).
+#[test]
+fn dwt_gpu_equals_core_2d_block_edges() {
+    let backend = Backend::Gpu(gpu());
+    for_random_cases("dwt_gpu_equals_core_2d_block_edges", 1, |rng| {
+        for &(w, h, levels) in &[
+            (1, 1, 0),
+            (2, 2, 1),
+            (1, 57, 6),
+            (61, 1, 6),
+            (57, 29, 3),
+            (121, 59, 4),
+            (513, 257, 5),
+        ] {
+            let case = Case {
+                layout: VolumeLayout::new(w, h, 1),
+                levels: [levels, levels, 0],
+            };
+            let input = samples(rng, w * h);
+            check_all(&backend, &case, &input);
+        }
+    });
+}
+
+#[test]
+fn dwt_gpu_equals_core_3d() {
+    let backend = Backend::Gpu(gpu());
+    for_random_cases("dwt_gpu_equals_core_3d", 6, |rng| {
+        let case = random_volume_case(rng, 40);
+        let input = samples(rng, len(&case.layout));
+        check_all(&backend, &case, &input);
+    });
+}
