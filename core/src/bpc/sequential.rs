@@ -1,0 +1,289 @@
+//! The sequential encoder: symbols in canonical order (bitplane, pass,
+//! step, phase, lane), one lane at a time. This is the reference model the
+//! lane-parallel form and the shaders must equal, and the firmware path.
+
+use super::coder::LaneEncoders;
+use super::context::{sign_symbol, Neighbours, SignNeighbours};
+use super::lut::PlaneTables;
+use super::record::{refinement_decrease, significance_decrease};
+use super::state::present_mask;
+use super::{
+    most_significant_bitplane, pass_count, Codeblock, CodingParams, EncodeError, Encoded, Mode,
+    PassKind, PassRecord, PassSchedule, Scratch, GROUPS,
+};
+
+/// Which table a coded symbol's probability came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum SymbolClass {
+    /// Significance in the SPP (`sig` table, context 0..=8).
+    Significance,
+    /// Sign after SPP significance (`sign` table, context 0..=3).
+    Sign,
+    /// Refinement (`ref` table, context 0).
+    Refinement,
+    /// Significance in the CP (`cp_sig` table).
+    CleanupSignificance,
+    /// Sign after CP significance (`cp_sign` table).
+    CleanupSign,
+}
+
+/// Sees every symbol the sequential encoder codes, in canonical order: what
+/// the table trainer counts. `()` observes nothing.
+pub trait SymbolObserver {
+    /// One symbol: its table, bitplane, context and value.
+    fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool);
+}
+
+impl SymbolObserver for () {
+    #[inline]
+    fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
+}
+
+/// Iterates the set bits of `mask`, lowest (lane 0) first.
+#[inline]
+pub(super) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let t = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(t)
+    })
+}
+
+/// What both encoders set up before the passes.
+pub(super) struct Prepared {
+    pub top: Option<u8>,
+    pub present: [u32; 2],
+}
+
+/// Validates the inputs, computes `M` and initialises `scratch` (the sign
+/// map of every coefficient, and the CP flags in 3-pass mode).
+pub(super) fn prepare<const ROWS: usize>(
+    block: &Codeblock<'_>,
+    params: &CodingParams<'_>,
+    scratch: &mut Scratch<ROWS>,
+    records: Option<&[PassRecord]>,
+) -> Result<Prepared, EncodeError> {
+    if params.group >= GROUPS {
+        return Err(EncodeError::BadGroup);
+    }
+    if block.height() > ROWS {
+        return Err(EncodeError::HeightExceedsScratch);
+    }
+    let top = most_significant_bitplane(block)?;
+    let needed = pass_count(params.mode(), top);
+    if records.is_some_and(|r| r.len() < needed) {
+        return Err(EncodeError::RecordsTooSmall { needed });
+    }
+    let present = present_mask(block.width());
+    scratch.reset(block.height(), present, params.mode() == Mode::ThreePass);
+    for y in 0..block.height() {
+        for (c, v) in block.row(y).iter().enumerate() {
+            scratch.negative[y][c % 2] |= ((*v < 0) as u32) << (c / 2);
+        }
+    }
+    Ok(Prepared { top, present })
+}
+
+/// Encodes one codeblock in canonical order into `out` (codeword `k` at
+/// `out[k]`), writing one [`PassRecord`] per pass to `records` if given.
+///
+/// Errors: [`EncodeError::OutputTooSmall`] if `out` cannot hold the stream
+/// ([`max_codewords`](super::max_codewords) always can),
+/// [`EncodeError::RecordsTooSmall`] if `records` is shorter than the pass
+/// count ([`MAX_PASSES`](super::MAX_PASSES) always suffices),
+/// [`EncodeError::CoefficientTooLarge`], [`EncodeError::BadGroup`],
+/// [`EncodeError::HeightExceedsScratch`].
+pub fn encode_sequential<const ROWS: usize>(
+    block: &Codeblock<'_>,
+    params: &CodingParams<'_>,
+    scratch: &mut Scratch<ROWS>,
+    out: &mut [u16],
+    records: Option<&mut [PassRecord]>,
+) -> Result<Encoded, EncodeError> {
+    encode_sequential_observed(block, params, scratch, out, records, &mut ())
+}
+
+/// [`encode_sequential`] reporting every coded symbol to `observer`.
+pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
+    block: &Codeblock<'_>,
+    params: &CodingParams<'_>,
+    scratch: &mut Scratch<ROWS>,
+    out: &mut [u16],
+    mut records: Option<&mut [PassRecord]>,
+    observer: &mut O,
+) -> Result<Encoded, EncodeError> {
+    let prepared = prepare(block, params, scratch, records.as_deref())?;
+    let Some(top) = prepared.top else {
+        return Ok(Encoded {
+            top_bitplane: None,
+            codewords: 0,
+            passes: 0,
+        });
+    };
+    let mut enc = Sequential {
+        block,
+        scratch,
+        coders: LaneEncoders::new(),
+        out,
+        observer,
+        present: prepared.present,
+        three_pass: params.mode() == Mode::ThreePass,
+    };
+    let schedule = PassSchedule::new(params.mode(), Some(top));
+    let passes = schedule.len();
+    for (i, (kind, j)) in schedule.enumerate() {
+        let plane = params.tables.plane(params.group, j);
+        let decrease = match kind {
+            PassKind::Significance => enc.significance_pass(j, &plane)?,
+            PassKind::Refinement => enc.refinement_pass(j, &plane)?,
+            PassKind::Cleanup => enc.cleanup_pass(j, &plane)?,
+        };
+        if let Some(r) = records.as_deref_mut() {
+            r[i] = PassRecord {
+                kind,
+                bitplane: j,
+                codewords: enc.coders.next,
+                distortion_decrease: decrease,
+            };
+        }
+    }
+    enc.coders.flush(enc.out);
+    Ok(Encoded {
+        top_bitplane: Some(top),
+        codewords: enc.coders.next as usize,
+        passes,
+    })
+}
+
+struct Sequential<'a, 'b, O, const ROWS: usize> {
+    block: &'a Codeblock<'b>,
+    scratch: &'a mut Scratch<ROWS>,
+    coders: LaneEncoders,
+    out: &'a mut [u16],
+    observer: &'a mut O,
+    present: [u32; 2],
+    three_pass: bool,
+}
+
+impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
+    #[inline]
+    fn magnitude(&self, y: usize, x: usize, t: usize) -> u32 {
+        self.block.get(y, 2 * t + x).unsigned_abs()
+    }
+
+    /// Phase B of a step: the signs of the lanes in `newly`, in lane order.
+    fn signs(
+        &mut self,
+        y: usize,
+        x: usize,
+        newly: u32,
+        j: u8,
+        table: &[u8; 4],
+        class: SymbolClass,
+    ) -> Result<(), EncodeError> {
+        let h = self.block.height();
+        let s = &self.scratch;
+        let around = SignNeighbours::of(&s.sig[..h], &s.negative[..h], h, y, x);
+        let negative = s.negative[y][x];
+        for t in lanes(newly) {
+            let (k, predicted) = around.context(t);
+            let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
+            self.observer.symbol(class, j, k, symbol);
+            self.coders.encode(t, symbol, table[k as usize], self.out)?;
+        }
+        Ok(())
+    }
+
+    fn significance_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
+        let h = self.block.height();
+        let mut decrease = 0i128;
+        for y in 0..h {
+            for x in 0..2 {
+                let candidates = self.present[x] & !self.scratch.sig[y][x];
+                if candidates == 0 {
+                    continue;
+                }
+                let around = Neighbours::of(&self.scratch.sig[..h], h, y, x);
+                let mut newly = 0u32;
+                for t in lanes(candidates) {
+                    let ctx = around.count(t);
+                    if self.three_pass && ctx == 0 {
+                        self.scratch.pending[y][x] |= 1 << t;
+                        continue;
+                    }
+                    let mag = self.magnitude(y, x, t);
+                    let bit = (mag >> j) & 1 != 0;
+                    self.observer.symbol(SymbolClass::Significance, j, ctx, bit);
+                    self.coders
+                        .encode(t, bit, plane.sig[ctx as usize], self.out)?;
+                    if bit {
+                        newly |= 1 << t;
+                        decrease += significance_decrease(mag, j) as i128;
+                    }
+                }
+                if newly != 0 {
+                    self.scratch.sig[y][x] |= newly;
+                    self.signs(y, x, newly, j, &plane.sign, SymbolClass::Sign)?;
+                }
+            }
+        }
+        Ok(decrease)
+    }
+
+    fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
+        let mut decrease = 0i128;
+        for y in 0..self.block.height() {
+            for x in 0..2 {
+                for t in lanes(self.scratch.refine[y][x]) {
+                    let mag = self.magnitude(y, x, t);
+                    let bit = (mag >> j) & 1 != 0;
+                    self.observer.symbol(SymbolClass::Refinement, j, 0, bit);
+                    self.coders.encode(t, bit, plane.refine, self.out)?;
+                    decrease += refinement_decrease(mag, j) as i128;
+                }
+                // Significant but not yet refining: refine from the next bitplane on.
+                self.scratch.refine[y][x] |= self.scratch.sig[y][x];
+            }
+        }
+        Ok(decrease)
+    }
+
+    fn cleanup_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
+        let h = self.block.height();
+        let mut decrease = 0i128;
+        for y in 0..h {
+            for x in 0..2 {
+                let candidates = self.scratch.pending[y][x];
+                if candidates == 0 {
+                    continue;
+                }
+                self.scratch.pending[y][x] = 0;
+                let around = Neighbours::of(&self.scratch.sig[..h], h, y, x);
+                let mut newly = 0u32;
+                for t in lanes(candidates) {
+                    let ctx = around.count(t);
+                    let mag = self.magnitude(y, x, t);
+                    let bit = (mag >> j) & 1 != 0;
+                    self.observer
+                        .symbol(SymbolClass::CleanupSignificance, j, ctx, bit);
+                    self.coders
+                        .encode(t, bit, plane.cp_sig[ctx as usize], self.out)?;
+                    if bit {
+                        newly |= 1 << t;
+                        decrease += significance_decrease(mag, j) as i128;
+                    }
+                }
+                if newly != 0 {
+                    self.scratch.sig[y][x] |= newly;
+                    self.scratch.refine[y][x] |= newly;
+                    self.signs(y, x, newly, j, &plane.cp_sign, SymbolClass::CleanupSign)?;
+                }
+            }
+        }
+        Ok(decrease)
+    }
+}

@@ -1,0 +1,336 @@
+//! `wavelane bench bpc`: BPC-PaCo throughput on square images of
+//! quantized coefficients made by tiling a `BPCREF01` file's codeblocks (the
+//! reference sample is 2048x2048), or synthetic Laplacian codeblocks when no
+//! file is given.
+//!
+//! CPU: wall time of the core sequential encoder on one thread and of the
+//! rayon backend. GPU: device time from timestamp queries (all dispatches
+//! of an encode: measure, scans, encode, pack; and the decode dispatch),
+//! with the input split into batches that fit the device's buffer limit.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use wavelane_core::bpc::{self, CodingParams, Mode, ProbabilityTables, Scratch};
+
+use super::{cpu, gpu, BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
+use crate::backend::Backend;
+
+/// One measurement.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchResult {
+    /// Image side (the image is `size x size` coefficients).
+    pub size: usize,
+    /// 2 or 3.
+    pub passes: u8,
+    /// `cpu-1thread`, `cpu-rayon` or `gpu`.
+    pub backend: String,
+    /// `encode` or `decode`.
+    pub op: String,
+    /// Codeblocks coded.
+    pub codeblocks: usize,
+    /// Coefficients coded.
+    pub coefficients: usize,
+    /// Best time of the repeats, nanoseconds.
+    pub ns: f64,
+    /// `ns / coefficients`.
+    pub ns_per_coefficient: f64,
+    /// Codeblocks per second.
+    pub codeblocks_per_s: f64,
+    /// Coefficients per second.
+    pub coefficients_per_s: f64,
+    /// Bits per coefficient of the encoding.
+    pub bits_per_coefficient: f64,
+}
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct BenchConfig {
+    /// Codeblocks to tile (64x64 each); synthetic when `None`.
+    pub source: Option<CodeblockBatch>,
+    /// Image sides to measure (multiples of 64).
+    pub sizes: Vec<usize>,
+    /// Modes to measure.
+    pub modes: Vec<Mode>,
+    /// Repeats per measurement (the best is reported).
+    pub repeats: usize,
+    /// Also time the core encoder on one thread (slow at large sizes).
+    pub single_thread: bool,
+}
+
+/// Synthetic 64x64 codeblocks: Laplacian coefficients whose scale grows
+/// with the level (roughly like a natural image's 9/7 subbands), 1024 of
+/// them arranged as a 5-level 2048x2048 decomposition.
+pub fn synthetic_source() -> CodeblockBatch {
+    // splitmix64: deterministic and dependency-free.
+    let mut state = 0x5eed_b9c0u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut batch = CodeblockBatch::default();
+    // Codeblocks per group for a 2048x2048 image of 5 levels.
+    let mut plan = vec![(bpc::LL_GROUP, 400.0)];
+    for level in (0..5u8).rev() {
+        let count = 1usize << (2 * (4 - level as usize));
+        for o in 0..3 {
+            plan.extend(std::iter::repeat_n(
+                (3 * level as usize + o, 3.0 * 2f64.powi(level as i32)),
+                count,
+            ));
+        }
+    }
+    for (group, scale) in plan {
+        let offset = batch.coefficients.len();
+        for _ in 0..64 * 64 {
+            let bits = next();
+            let u = ((bits >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+            let mag = (-u.ln() * scale) as i32;
+            batch
+                .coefficients
+                .push(if bits & 1 == 1 { -mag } else { mag });
+        }
+        batch.blocks.push(BlockDesc {
+            offset,
+            stride: 64,
+            width: 64,
+            height: 64,
+            group,
+        });
+    }
+    batch
+}
+
+/// `source`'s 64x64 codeblocks repeated to fill `size x size`.
+fn tiled(source: &CodeblockBatch, size: usize) -> CodeblockBatch {
+    let count = (size / 64) * (size / 64);
+    let mut batch = CodeblockBatch {
+        coefficients: Vec::with_capacity(count * 4096),
+        blocks: Vec::with_capacity(count),
+    };
+    for i in 0..count {
+        let d = source.blocks[i % source.len()];
+        let offset = batch.coefficients.len();
+        for y in 0..d.height {
+            let row = d.offset + y * d.stride;
+            batch
+                .coefficients
+                .extend_from_slice(&source.coefficients[row..row + d.width]);
+        }
+        batch.blocks.push(BlockDesc {
+            offset,
+            stride: d.width,
+            ..d
+        });
+    }
+    batch
+}
+
+/// Splits a batch into batches of at most `max_coefficients` coefficients.
+fn chunks(batch: &CodeblockBatch, max_coefficients: usize) -> Vec<CodeblockBatch> {
+    let per = (max_coefficients / 4096).max(1);
+    batch
+        .blocks
+        .chunks(per)
+        .map(|blocks| {
+            let start = blocks[0].offset;
+            let end = blocks
+                .last()
+                .map_or(start, |d| d.offset + (d.height - 1) * d.stride + d.width);
+            CodeblockBatch {
+                coefficients: batch.coefficients[start..end].to_vec(),
+                blocks: blocks
+                    .iter()
+                    .map(|d| BlockDesc {
+                        offset: d.offset - start,
+                        ..*d
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+fn result(
+    size: usize,
+    passes: u8,
+    backend: &str,
+    op: &str,
+    batch: &CodeblockBatch,
+    ns: f64,
+    codewords: usize,
+) -> BenchResult {
+    let coefficients = batch.coefficient_count();
+    BenchResult {
+        size,
+        passes,
+        backend: backend.into(),
+        op: op.into(),
+        codeblocks: batch.len(),
+        coefficients,
+        ns,
+        ns_per_coefficient: ns / coefficients as f64,
+        codeblocks_per_s: batch.len() as f64 / (ns * 1e-9),
+        coefficients_per_s: coefficients as f64 / (ns * 1e-9),
+        bits_per_coefficient: codewords as f64 * 16.0 / coefficients as f64,
+    }
+}
+
+fn best<T>(
+    repeats: usize,
+    mut f: impl FnMut() -> Result<(T, f64), BpcError>,
+) -> Result<(T, f64), BpcError> {
+    let (mut out, mut ns) = f()?;
+    for _ in 1..repeats.max(1) {
+        let (o, t) = f()?;
+        if t < ns {
+            (out, ns) = (o, t);
+        }
+    }
+    Ok((out, ns))
+}
+
+fn wall<T>(f: impl FnOnce() -> Result<T, BpcError>) -> Result<(T, f64), BpcError> {
+    let t = Instant::now();
+    let out = f()?;
+    Ok((out, t.elapsed().as_nanos() as f64))
+}
+
+/// Runs the benchmark on `backend`, calling `progress` before each measurement.
+pub fn run(
+    config: &BenchConfig,
+    backend: &Backend,
+    mut progress: impl FnMut(&str),
+) -> Result<Vec<BenchResult>, BpcError> {
+    let source = config.source.clone().unwrap_or_else(synthetic_source);
+    let mut results = Vec::new();
+    for &size in &config.sizes {
+        let batch = tiled(&source, size);
+        for &mode in &config.modes {
+            let tables = ProbabilityTables::reference(mode);
+            let passes = mode.passes();
+            match backend {
+                Backend::Cpu => {
+                    progress(&format!("{size}x{size} {passes}-pass cpu-rayon"));
+                    let (enc, ns) = best(config.repeats, || {
+                        wall(|| cpu::encode(&batch, tables, cpu::CoreForm::Sequential))
+                    })?;
+                    results.push(result(
+                        size,
+                        passes,
+                        "cpu-rayon",
+                        "encode",
+                        &batch,
+                        ns,
+                        enc.codewords.len(),
+                    ));
+                    let (_, ns) = best(config.repeats, || {
+                        wall(|| cpu::decode(&batch, &enc, tables, None, cpu::CoreForm::Sequential))
+                    })?;
+                    results.push(result(
+                        size,
+                        passes,
+                        "cpu-rayon",
+                        "decode",
+                        &batch,
+                        ns,
+                        enc.codewords.len(),
+                    ));
+                    if config.single_thread {
+                        progress(&format!("{size}x{size} {passes}-pass cpu-1thread"));
+                        let (_, ns) = best(config.repeats, || {
+                            wall(|| single_thread_encode(&batch, tables))
+                        })?;
+                        results.push(result(
+                            size,
+                            passes,
+                            "cpu-1thread",
+                            "encode",
+                            &batch,
+                            ns,
+                            enc.codewords.len(),
+                        ));
+                    }
+                }
+                Backend::Gpu(g) => {
+                    progress(&format!("{size}x{size} {passes}-pass gpu"));
+                    // Keep every buffer within the device's binding limit.
+                    let limit = (g.info().max_storage_buffer_range as usize / 4 / 4).max(4096);
+                    let parts = chunks(&batch, limit);
+                    let (encoded, ns) = best(config.repeats, || {
+                        let mut out = Vec::new();
+                        let mut ns = 0.0;
+                        for p in &parts {
+                            let (e, t) = gpu::encode(g, p, tables)?;
+                            ns += t.total_ns();
+                            out.push(e);
+                        }
+                        Ok((out, ns))
+                    })?;
+                    let codewords = encoded
+                        .iter()
+                        .map(|e: &EncodedBatch| e.codewords.len())
+                        .sum();
+                    results.push(result(size, passes, "gpu", "encode", &batch, ns, codewords));
+                    let (_, ns) = best(config.repeats, || {
+                        let mut ns = 0.0;
+                        for (p, e) in parts.iter().zip(&encoded) {
+                            ns += gpu::decode(g, p, e, tables, bpc::DecodeLimits::ALL)?
+                                .2
+                                .total_ns();
+                        }
+                        Ok(((), ns))
+                    })?;
+                    results.push(result(size, passes, "gpu", "decode", &batch, ns, codewords));
+                }
+            }
+        }
+    }
+    Ok(results)
+}
+
+fn single_thread_encode(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<usize, BpcError> {
+    let mut scratch = Box::new(Scratch::<{ bpc::MAX_HEIGHT }>::new());
+    let mut out = vec![0u16; bpc::max_codewords_any(64, 64)];
+    let mut total = 0;
+    for i in 0..batch.len() {
+        let block = batch.block(i)?;
+        if out.len() < bpc::max_codewords_any(block.width(), block.height()) {
+            out.resize(bpc::max_codewords_any(block.width(), block.height()), 0);
+        }
+        let params = CodingParams::new(tables, batch.blocks[i].group);
+        let enc = bpc::encode_sequential(&block, &params, &mut scratch, &mut out, None)
+            .map_err(|source| BpcError::Encode { block: i, source })?;
+        total += enc.codewords;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiling_and_chunking_keep_the_codeblocks() {
+        let source = synthetic_source();
+        assert_eq!(source.len(), 1024);
+        let big = tiled(&source, 4096);
+        assert_eq!(big.len(), 4096);
+        assert_eq!(
+            big.block(1024 + 7).unwrap().row(3),
+            source.block(7).unwrap().row(3)
+        );
+        let parts = chunks(&big, 1000 * 4096);
+        assert_eq!(parts.iter().map(|p| p.len()).sum::<usize>(), 4096);
+        assert_eq!(
+            parts[1].block(0).unwrap().row(5),
+            big.block(1000).unwrap().row(5)
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! BPC-PaCo on all CPU cores: rayon over codeblocks, each coded by
+//! [`wavelane_core::bpc`]. Same bytes as the sequential core form and as
+//! the GPU.
+
+use rayon::prelude::*;
+use wavelane_core::bpc::{
+    self, codeword_bound, nonzero_count, symbol_count, CodingParams, DecodeLimits, Decoded,
+    PassRecord, ProbabilityTables, Scratch, MAX_HEIGHT, MAX_PASSES,
+};
+
+use super::{BpcError, CodeblockBatch, EncodedBatch};
+
+/// Which core form codes each codeblock (both give the same bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CoreForm {
+    /// [`bpc::encode_sequential`] / [`bpc::decode_sequential`] (the faster on CPUs).
+    #[default]
+    Sequential,
+    /// [`bpc::encode_lanes`] / [`bpc::decode_lanes`] with 32-lane subgroups.
+    Lanes,
+}
+
+type BigScratch = Box<Scratch<MAX_HEIGHT>>;
+
+fn scratch() -> BigScratch {
+    Box::new(Scratch::new())
+}
+
+/// One encoded codeblock.
+struct Block {
+    top: Option<u8>,
+    words: Vec<u16>,
+    records: Vec<PassRecord>,
+}
+
+fn encode_one(
+    batch: &CodeblockBatch,
+    i: usize,
+    tables: &ProbabilityTables,
+    form: CoreForm,
+    with_records: bool,
+    scratch: &mut BigScratch,
+) -> Result<Block, BpcError> {
+    let block = batch.block(i)?;
+    let err = |source| BpcError::Encode { block: i, source };
+    let top = bpc::most_significant_bitplane(&block).map_err(err)?;
+    let symbols = symbol_count(block.width(), block.height(), top, nonzero_count(&block));
+    let mut words = vec![0u16; codeword_bound(block.width(), symbols, tables.min_probability())];
+    let mut records = [PassRecord::EMPTY; MAX_PASSES];
+    let recs = with_records.then_some(&mut records[..]);
+    let params = CodingParams::new(tables, batch.blocks[i].group);
+    let enc = match form {
+        CoreForm::Sequential => bpc::encode_sequential(&block, &params, scratch, &mut words, recs),
+        CoreForm::Lanes => bpc::encode_lanes(&block, &params, scratch, &mut words, recs, 32),
+    }
+    .map_err(err)?;
+    words.truncate(enc.codewords);
+    let records = if with_records {
+        records[..enc.passes].to_vec()
+    } else {
+        Vec::new()
+    };
+    Ok(Block {
+        top: enc.top_bitplane,
+        words,
+        records,
+    })
+}
+
+fn encode_blocks(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    form: CoreForm,
+    with_records: bool,
+) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
+    let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
+        .into_par_iter()
+        .map_init(scratch, |s, i| {
+            encode_one(batch, i, tables, form, with_records, s)
+        })
+        .collect();
+    // The error of the first failing codeblock, whatever the thread timing.
+    let blocks: Vec<Block> = blocks.into_iter().collect::<Result<_, _>>()?;
+    let mut out = EncodedBatch {
+        tops: Vec::with_capacity(blocks.len()),
+        offsets: Vec::with_capacity(blocks.len() + 1),
+        codewords: Vec::with_capacity(blocks.iter().map(|b| b.words.len()).sum()),
+    };
+    out.offsets.push(0);
+    let mut records = Vec::with_capacity(if with_records { blocks.len() } else { 0 });
+    for b in blocks {
+        out.tops.push(b.top);
+        out.codewords.extend_from_slice(&b.words);
+        out.offsets.push(out.codewords.len());
+        if with_records {
+            records.push(b.records);
+        }
+    }
+    Ok((out, records))
+}
+
+/// Encodes every codeblock of `batch` with `tables`.
+pub fn encode(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    form: CoreForm,
+) -> Result<EncodedBatch, BpcError> {
+    encode_blocks(batch, tables, form, false).map(|(e, _)| e)
+}
+
+/// [`encode`] plus the per-pass records of every codeblock (for rate control).
+pub fn encode_with_records(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    form: CoreForm,
+) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
+    encode_blocks(batch, tables, form, true)
+}
+
+/// Decodes `encoded` into an array laid out like `like.coefficients` (same
+/// length; coefficients outside the codeblocks are 0), keeping at most
+/// `max_codewords` codewords of every codeblock (`None`: all).
+pub fn decode(
+    like: &CodeblockBatch,
+    encoded: &EncodedBatch,
+    tables: &ProbabilityTables,
+    max_codewords: Option<usize>,
+    form: CoreForm,
+) -> Result<(Vec<i32>, Vec<Decoded>), BpcError> {
+    let limits = DecodeLimits::codewords(max_codewords.unwrap_or(usize::MAX));
+    decode_with_limits(like, encoded, tables, limits, form)
+}
+
+/// [`decode`] with every codeblock decoded within `limits` (codewords and
+/// passes; rate control truncates at pass boundaries).
+pub fn decode_with_limits(
+    like: &CodeblockBatch,
+    encoded: &EncodedBatch,
+    tables: &ProbabilityTables,
+    limits: DecodeLimits,
+    form: CoreForm,
+) -> Result<(Vec<i32>, Vec<Decoded>), BpcError> {
+    encoded.validate()?;
+    if encoded.len() != like.len() {
+        return Err(BpcError::Mismatch(format!(
+            "{} encoded codeblocks for {} codeblock descriptors",
+            encoded.len(),
+            like.len()
+        )));
+    }
+    like.validate()?;
+    // Each codeblock decodes into its own buffer; they are scattered into
+    // the output afterwards because codeblocks may interleave in the array.
+    let decoded: Vec<(Vec<i32>, Decoded)> = (0..like.len())
+        .into_par_iter()
+        .map_init(scratch, |s, i| {
+            let d = like.blocks[i];
+            let mut buf = vec![0i32; d.width * d.height];
+            let out = bpc::CodeblockMut::new(&mut buf, d.width, d.width, d.height)
+                .map_err(|source| BpcError::Geometry { block: i, source })?;
+            let params = CodingParams::new(tables, d.group);
+            let (top, words) = encoded.block(i);
+            let r = match form {
+                CoreForm::Sequential => bpc::decode_sequential(&params, top, words, limits, out, s),
+                CoreForm::Lanes => bpc::decode_lanes(&params, top, words, limits, out, s, 32),
+            };
+            let summary = r.map_err(|source| BpcError::Decode { block: i, source })?;
+            Ok((buf, summary))
+        })
+        .collect::<Vec<Result<_, BpcError>>>()
+        .into_iter()
+        .collect::<Result<_, _>>()?;
+    let mut out = vec![0i32; like.coefficients.len()];
+    let mut summaries = Vec::with_capacity(decoded.len());
+    for (i, (buf, summary)) in decoded.into_iter().enumerate() {
+        let mut dst = like.block_mut(i, &mut out)?;
+        let w = dst.width();
+        for (y, row) in buf.chunks_exact(w).enumerate() {
+            for (x, &v) in row.iter().enumerate() {
+                dst.set(y, x, v);
+            }
+        }
+        summaries.push(summary);
+    }
+    Ok((out, summaries))
+}

@@ -1,0 +1,335 @@
+//! BPC-PaCo on a Vulkan device: many codeblocks per dispatch, one team of
+//! 32 lanes (a workgroup) per codeblock, byte-identical to the core coders.
+//!
+//! Encoding is two submissions:
+//! 1. `bpc_measure` finds `M` and a codeword capacity per codeblock (core
+//!    [`codeword_bound`](wavelane_core::bpc::codeword_bound), so the encoder
+//!    can never overflow), and the scan turns capacities into scratch offsets.
+//!    The host reads back the total to size the scratch buffer.
+//! 2. `bpc_encode` codes every codeblock into its scratch region, the scan
+//!    turns codeword counts into stream offsets, and `bpc_pack` gathers the
+//!    codewords into one packed stream.
+//!
+//! Decoding is one dispatch of `bpc_decode` over the packed stream.
+
+use vulkano::buffer::Subbuffer;
+use wavelane_core::bpc::{
+    DecodeError, DecodeLimits, Decoded, EncodeError, Mode, ProbabilityTables, GROUPS,
+    TABLE_BITPLANES,
+};
+
+use super::{BpcError, CodeblockBatch, EncodedBatch};
+use crate::backend::gpu::{Dispatch, Gpu, GpuError, Timing};
+use crate::shaders;
+
+/// Largest workgroup count the BPC shaders are dispatched with; more
+/// codeblocks are looped over inside the shaders.
+const MAX_GROUPS: u32 = 65535;
+/// Invocations per workgroup of `bpc_pack.comp`.
+const PACK_WORKGROUP: u32 = 256;
+/// Codeword count marking an empty codeblock in the shaders.
+const EMPTY: u32 = 0xFF;
+
+/// Flattens tables for the shaders: per group and bitplane 27 values
+/// (sig[9], sign[4], ref, cp_sig[9], cp_sign[4]), as `shaders/common/bpc.glsl`.
+pub fn flatten_tables(tables: &ProbabilityTables) -> Vec<u32> {
+    let mut out = Vec::with_capacity(GROUPS * TABLE_BITPLANES * 27);
+    for g in tables.groups() {
+        for j in 0..TABLE_BITPLANES {
+            out.extend(g.sig[j].iter().map(|&p| p as u32));
+            out.extend(g.sign[j].iter().map(|&p| p as u32));
+            out.push(g.refine[j] as u32);
+            out.extend(g.cp_sig[j].iter().map(|&p| p as u32));
+            out.extend(g.cp_sign[j].iter().map(|&p| p as u32));
+        }
+    }
+    out
+}
+
+/// Codeblock descriptors as the shaders read them (uvec4 each).
+fn descriptors(batch: &CodeblockBatch) -> Result<Vec<u32>, BpcError> {
+    batch.validate()?;
+    let fits = |v: usize, what: &str| {
+        u32::try_from(v)
+            .map_err(|_| BpcError::Gpu(GpuError::Limit(format!("{what} {v} does not fit 32 bits"))))
+    };
+    let mut out = Vec::with_capacity(batch.len() * 4);
+    for d in &batch.blocks {
+        out.push(fits(d.offset, "coefficient offset")?);
+        out.push(fits(d.stride, "stride")?);
+        out.push(d.width as u32 | (d.height as u32) << 8 | (d.group as u32) << 20);
+        out.push(0);
+    }
+    Ok(out)
+}
+
+fn check_range(gpu: &Gpu, what: &str, bytes: u64) -> Result<(), BpcError> {
+    let max = gpu.info().max_storage_buffer_range as u64;
+    if bytes > max {
+        return Err(BpcError::Gpu(GpuError::Limit(format!(
+            "{what} needs {bytes} bytes; the device binds at most {max} per buffer"
+        ))));
+    }
+    Ok(())
+}
+
+fn groups_for(n: usize) -> u32 {
+    (n as u32).clamp(1, MAX_GROUPS)
+}
+
+/// The GPU time of an encoding or decoding.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GpuTiming {
+    /// Every dispatch of every submission, in order.
+    pub dispatches: Timing,
+}
+
+impl GpuTiming {
+    fn add(&mut self, t: Timing) {
+        self.dispatches.dispatch_ns.extend(t.dispatch_ns);
+    }
+
+    /// Total GPU nanoseconds.
+    pub fn total_ns(&self) -> f64 {
+        self.dispatches.total_ns()
+    }
+}
+
+fn three_pass(tables: &ProbabilityTables) -> u32 {
+    (tables.mode() == Mode::ThreePass) as u32
+}
+
+/// Encodes every codeblock of `batch` on `gpu`; the same result as
+/// [`super::cpu::encode`].
+pub fn encode(
+    gpu: &Gpu,
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<(EncodedBatch, GpuTiming), BpcError> {
+    let desc = descriptors(batch)?;
+    let n = batch.len();
+    if n == 0 {
+        return Ok((
+            EncodedBatch {
+                offsets: vec![0],
+                ..Default::default()
+            },
+            GpuTiming::default(),
+        ));
+    }
+    check_range(gpu, "the coefficients", batch.coefficients.len() as u64 * 4)?;
+    let coefficients = gpu.upload(&batch.coefficients)?;
+    let blocks = gpu.upload(&desc)?;
+    let table_buf = gpu.upload(&flatten_tables(tables))?;
+    let tops = gpu.zeroed::<u32>(n as u64)?;
+    let caps = gpu.zeroed::<u32>(n as u64)?;
+    let scratch_offsets = gpu.zeroed::<u32>(n as u64)?;
+    let status = gpu.zeroed::<u32>(n as u64)?;
+    let mut timing = GpuTiming::default();
+
+    // Submission 1: M and capacities, scanned into scratch offsets.
+    let scan1 = gpu.scan_scratch(n as u32)?;
+    let mut run1 = vec![Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
+        .buffer(&coefficients)
+        .buffer(&blocks)
+        .buffer(&tops)
+        .buffer(&caps)
+        .buffer(&scratch_offsets)
+        .buffer(&status)
+        .push(&[n as u32, tables.min_probability() as u32])];
+    run1.extend(gpu.scan_dispatches(&scratch_offsets, n as u32, &scan1)?);
+    timing.add(gpu.run(&run1)?);
+    let capacity = total_of(gpu, &scan1.result, &caps, n)?;
+    check_range(gpu, "the encoder scratch", capacity * 2)?;
+
+    // Submission 2: encode, scan the counts, pack.
+    let scratch = gpu.uninit::<u16>(capacity.max(2))?;
+    let counts = gpu.zeroed::<u32>(n as u64)?;
+    let packed_words = capacity.div_ceil(2).max(1);
+    let packed = gpu.uninit::<u32>(packed_words)?;
+    let scan2 = gpu.scan_scratch(n as u32)?;
+    let mut run2 = vec![Dispatch::new(&shaders::BPC_ENCODE, [groups_for(n), 1, 1])
+        .buffer(&coefficients)
+        .buffer(&blocks)
+        .buffer(&table_buf)
+        .buffer(&tops)
+        .buffer(&caps)
+        .buffer(&scratch_offsets)
+        .buffer(&scratch)
+        .buffer(&counts)
+        .buffer(&status)
+        .push(&[n as u32, three_pass(tables)])];
+    run2.extend(gpu.scan_dispatches(&counts, n as u32, &scan2)?);
+    let pack_groups = (packed_words.div_ceil(PACK_WORKGROUP as u64) as u32).clamp(1, MAX_GROUPS);
+    run2.push(
+        Dispatch::new(&shaders::BPC_PACK, [pack_groups, 1, 1])
+            .buffer(&counts)
+            .buffer(&scratch_offsets)
+            .buffer(&scratch)
+            .buffer(&scan2.result)
+            .buffer(&packed)
+            .push(&[n as u32]),
+    );
+    timing.add(gpu.run(&run2)?);
+
+    for (block, s) in gpu.download(&status)?.into_iter().enumerate() {
+        match s {
+            0 => {}
+            2 => return Err(BpcError::Encode { block, source: EncodeError::CoefficientTooLarge }),
+            other => {
+                return Err(BpcError::Mismatch(format!(
+                    "GPU encoder reported status {other} for codeblock {block} (1: descriptor, 3: scratch overflow)"
+                )))
+            }
+        }
+    }
+    let total = gpu.download(&scan2.result)?[0] as usize;
+    let offsets: Vec<usize> = gpu
+        .download(&counts)?
+        .into_iter()
+        .map(|o| o as usize)
+        .chain([total])
+        .collect();
+    let words = if total == 0 {
+        Vec::new()
+    } else {
+        gpu.download(&packed.clone().slice(0..total.div_ceil(2) as u64))?
+    };
+    let codewords: Vec<u16> = words
+        .iter()
+        .flat_map(|w| [*w as u16, (w >> 16) as u16])
+        .take(total)
+        .collect();
+    let tops = gpu
+        .download(&tops)?
+        .into_iter()
+        .map(|t| (t != EMPTY).then_some(t as u8))
+        .collect();
+    let out = EncodedBatch {
+        tops,
+        offsets,
+        codewords,
+    };
+    out.validate()?;
+    Ok((out, timing))
+}
+
+/// Reads the total of a scan and checks it against the per-block values
+/// (the scan wraps modulo 2^32; the sum must not).
+fn total_of(
+    gpu: &Gpu,
+    result: &Subbuffer<[u32]>,
+    values: &Subbuffer<[u32]>,
+    n: usize,
+) -> Result<u64, BpcError> {
+    let total = gpu.download(result)?[0] as u64;
+    let sum: u64 = gpu
+        .download(values)?
+        .iter()
+        .take(n)
+        .map(|&c| c as u64)
+        .sum();
+    if sum != total {
+        return Err(BpcError::Gpu(GpuError::Limit(format!(
+            "the codeword capacity of this batch ({sum}) exceeds 32 bits; encode fewer codeblocks at once"
+        ))));
+    }
+    Ok(total)
+}
+
+/// Decodes `encoded` (laid out like `like`) on `gpu`; the same result as
+/// [`super::cpu::decode`].
+pub fn decode(
+    gpu: &Gpu,
+    like: &CodeblockBatch,
+    encoded: &EncodedBatch,
+    tables: &ProbabilityTables,
+    limits: DecodeLimits,
+) -> Result<(Vec<i32>, Vec<Decoded>, GpuTiming), BpcError> {
+    encoded.validate()?;
+    if encoded.len() != like.len() {
+        return Err(BpcError::Mismatch(format!(
+            "{} encoded codeblocks for {} codeblock descriptors",
+            encoded.len(),
+            like.len()
+        )));
+    }
+    let desc = descriptors(like)?;
+    let n = like.len();
+    if n == 0 {
+        return Ok((
+            vec![0; like.coefficients.len()],
+            Vec::new(),
+            GpuTiming::default(),
+        ));
+    }
+    check_range(gpu, "the coefficients", like.coefficients.len() as u64 * 4)?;
+    check_range(gpu, "the codewords", encoded.codewords.len() as u64 * 2)?;
+    u32::try_from(encoded.codewords.len())
+        .map_err(|_| BpcError::Gpu(GpuError::Limit("more than 2^32 codewords".into())))?;
+    let mut streams = Vec::with_capacity(n * 4);
+    for i in 0..n {
+        let (top, words) = encoded.block(i);
+        let available = words.len().min(limits.max_codewords);
+        streams.extend([
+            encoded.offsets[i] as u32,
+            available as u32,
+            top.map_or(EMPTY, |m| m as u32),
+            limits.max_passes.min(u32::MAX as usize) as u32,
+        ]);
+    }
+    let packed: Vec<u32> = encoded
+        .codewords
+        .chunks(2)
+        .map(|p| p[0] as u32 | (*p.get(1).unwrap_or(&0) as u32) << 16)
+        .collect();
+    let packed = gpu.upload(&packed)?;
+    let blocks = gpu.upload(&desc)?;
+    let table_buf = gpu.upload(&flatten_tables(tables))?;
+    let stream_buf = gpu.upload(&streams)?;
+    let out = gpu.zeroed::<i32>(like.coefficients.len() as u64)?;
+    let summary = gpu.zeroed::<u32>(4 * n as u64)?;
+    let t = gpu.run(&[Dispatch::new(&shaders::BPC_DECODE, [groups_for(n), 1, 1])
+        .buffer(&packed)
+        .buffer(&blocks)
+        .buffer(&table_buf)
+        .buffer(&stream_buf)
+        .buffer(&out)
+        .buffer(&summary)
+        .push(&[n as u32, three_pass(tables)])])?;
+    let summary = gpu.download(&summary)?;
+    let mut decoded = Vec::with_capacity(n);
+    for (block, s) in summary.chunks_exact(4).enumerate() {
+        let err = |source| BpcError::Decode { block, source };
+        let given = streams[4 * block + 1] as usize;
+        let d = Decoded {
+            codewords_used: s[0] as usize,
+            passes_completed: s[1] as usize,
+            complete: s[2] == 1,
+        };
+        match s[2] {
+            0 | 1 => decoded.push(d),
+            2 => {
+                return Err(err(DecodeError::BadTopBitplane(
+                    streams[4 * block + 2] as u8,
+                )))
+            }
+            3 => {
+                return Err(err(DecodeError::TrailingCodewords {
+                    used: d.codewords_used,
+                    given,
+                }))
+            }
+            other => {
+                return Err(BpcError::Mismatch(format!(
+                    "GPU decoder outcome {other} for codeblock {block}"
+                )))
+            }
+        }
+    }
+    let mut coefficients = gpu.download(&out)?;
+    coefficients.truncate(like.coefficients.len());
+    let mut timing = GpuTiming::default();
+    timing.add(t);
+    Ok((coefficients, decoded, timing))
+}

@@ -1,0 +1,352 @@
+//! Training probability tables from data, as seed 000 (section 3.2.2)
+//! describes: for every subband group, bitplane and context, the
+//! probability that the coded symbol is 0, measured on a training set and
+//! stored as `floor(P(0) * 128)`.
+//!
+//! The trainer runs the sequential encoder over every codeblock with a
+//! [`SymbolObserver`] that counts symbols by (group, table, bitplane,
+//! context). Which symbols are coded, and in which contexts, does not
+//! depend on the probabilities, so one pass over the data suffices.
+//! Probabilities are clamped to 1..=127: 0 would let one symbol exhaust a
+//! codeword and 128 is not representable. Cells never seen stay at 64.
+
+use image::DynamicImage;
+use rayon::prelude::*;
+use wavelane_core::bpc::{
+    self, CodingParams, GroupTables, Mode, ProbabilityTables, Scratch, SymbolClass, SymbolObserver,
+    GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
+};
+use wavelane_core::dwt::{self, Cdf53, Fixed97, ImageLayout};
+
+use super::{BlockDesc, BpcError, CodeblockBatch};
+
+const CLASSES: usize = 5;
+const CONTEXTS: usize = 9;
+/// `[group][class][bitplane][context]` -> (zeros, total).
+type Cells = [[[[(u64, u64); CONTEXTS]; TABLE_BITPLANES]; CLASSES]; GROUPS];
+
+fn class_index(c: SymbolClass) -> usize {
+    match c {
+        SymbolClass::Significance => 0,
+        SymbolClass::Sign => 1,
+        SymbolClass::Refinement => 2,
+        SymbolClass::CleanupSignificance => 3,
+        SymbolClass::CleanupSign => 4,
+    }
+}
+
+/// Symbol statistics of a training set.
+#[derive(Clone)]
+pub struct Trainer {
+    mode: Mode,
+    cells: Box<Cells>,
+}
+
+impl std::fmt::Debug for Trainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trainer")
+            .field("mode", &self.mode)
+            .field("symbols", &self.symbols())
+            .finish()
+    }
+}
+
+struct Observer<'a> {
+    cells: &'a mut Cells,
+    group: usize,
+}
+
+impl SymbolObserver for Observer<'_> {
+    fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool) {
+        if (bitplane as usize) < TABLE_BITPLANES {
+            let cell = &mut self.cells[self.group][class_index(class)][bitplane as usize]
+                [context as usize];
+            cell.0 += !symbol as u64;
+            cell.1 += 1;
+        }
+    }
+}
+
+impl Trainer {
+    /// An empty trainer for `mode`.
+    pub fn new(mode: Mode) -> Self {
+        Trainer {
+            mode,
+            cells: Box::new([[[[(0, 0); CONTEXTS]; TABLE_BITPLANES]; CLASSES]; GROUPS]),
+        }
+    }
+
+    /// Symbols counted so far (bitplanes 0..=14).
+    pub fn symbols(&self) -> u64 {
+        self.cells
+            .iter()
+            .flatten()
+            .flatten()
+            .flatten()
+            .map(|c| c.1)
+            .sum()
+    }
+
+    fn merge(mut self, other: Trainer) -> Trainer {
+        for (a, b) in self
+            .cells
+            .iter_mut()
+            .flatten()
+            .flatten()
+            .flatten()
+            .zip(other.cells.iter().flatten().flatten().flatten())
+        {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
+        self
+    }
+
+    /// Counts the symbols of every codeblock of `batch` (on all cores).
+    pub fn add_batch(&mut self, batch: &CodeblockBatch) -> Result<(), BpcError> {
+        batch.validate()?;
+        let mode = self.mode;
+        let uniform = ProbabilityTables::uniform(mode);
+        let partial = (0..batch.len())
+            .into_par_iter()
+            .try_fold(
+                || {
+                    (
+                        Trainer::new(mode),
+                        Box::new(Scratch::<MAX_HEIGHT>::new()),
+                        Vec::new(),
+                    )
+                },
+                |(mut t, mut scratch, mut out), i| {
+                    let block = batch.block(i)?;
+                    out.resize(
+                        bpc::max_codewords(block.width(), block.height(), Some(bpc::MAX_BITPLANE)),
+                        0u16,
+                    );
+                    let group = batch.blocks[i].group;
+                    let params = CodingParams::new(&uniform, group);
+                    let mut observer = Observer {
+                        cells: &mut t.cells,
+                        group,
+                    };
+                    bpc::encode_sequential_observed(
+                        &block,
+                        &params,
+                        &mut scratch,
+                        &mut out,
+                        None,
+                        &mut observer,
+                    )
+                    .map_err(|source| BpcError::Encode { block: i, source })?;
+                    Ok::<_, BpcError>((t, scratch, out))
+                },
+            )
+            .map(|r| r.map(|(t, _, _)| t))
+            .try_reduce(|| Trainer::new(mode), |a, b| Ok(a.merge(b)))?;
+        let this = std::mem::replace(self, Trainer::new(mode));
+        *self = this.merge(partial);
+        Ok(())
+    }
+
+    /// The tables: `floor(128 * zeros / total)` clamped to 1..=127, or 64
+    /// where no symbol was seen.
+    pub fn tables(&self) -> ProbabilityTables {
+        let p = |(zeros, total): (u64, u64)| -> u8 {
+            if total == 0 {
+                64
+            } else {
+                ((zeros * 128 / total) as u8).clamp(1, 127)
+            }
+        };
+        let mut groups = [const { GroupTables::UNIFORM }; GROUPS];
+        for (g, dst) in groups.iter_mut().enumerate() {
+            let c = &self.cells[g];
+            for j in 0..TABLE_BITPLANES {
+                for k in 0..CONTEXTS {
+                    dst.sig[j][k] = p(c[0][j][k]);
+                    if self.mode == Mode::ThreePass {
+                        dst.cp_sig[j][k] = p(c[3][j][k]);
+                    }
+                }
+                for k in 0..4 {
+                    dst.sign[j][k] = p(c[1][j][k]);
+                    if self.mode == Mode::ThreePass {
+                        dst.cp_sign[j][k] = p(c[4][j][k]);
+                    }
+                }
+                dst.refine[j] = p(c[2][j][0]);
+            }
+        }
+        ProbabilityTables::new(self.mode, groups).expect("trained values are at most 127")
+    }
+}
+
+/// Wavelet for image training.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TrainWavelet {
+    /// Reversible CDF 5/3 (the lossless codec path).
+    #[value(name = "53")]
+    Cdf53,
+    /// Fixed-point CDF 9/7 (the lossy codec path).
+    #[value(name = "97")]
+    Fixed97,
+}
+
+/// How images become codeblocks for training.
+#[derive(Debug, Clone, Copy)]
+pub struct ImageTraining {
+    /// The transform.
+    pub wavelet: TrainWavelet,
+    /// Decomposition levels (clamped to what the image size allows).
+    pub levels: u32,
+    /// Quantization step: coefficient `c` becomes `sign(c) floor(|c| / step)`.
+    pub step: f64,
+    /// Codeblock height (width is 64).
+    pub codeblock_height: usize,
+}
+
+/// The quantized codeblocks of an image's luma (8-bit images shifted to
+/// signed, 16-bit images by 2^15), transformed and cut as the codec does:
+/// 64-wide codeblocks of `codeblock_height` rows per subband.
+pub fn image_codeblocks(
+    image: &DynamicImage,
+    opt: &ImageTraining,
+) -> Result<CodeblockBatch, BpcError> {
+    let bad = |m: String| BpcError::Format(m);
+    if !(opt.step > 0.0) || opt.codeblock_height == 0 || opt.codeblock_height > MAX_HEIGHT {
+        return Err(bad(
+            "the step must be positive and the codeblock height 1..=256".into(),
+        ));
+    }
+    let luma = image.to_luma16();
+    let (w, h) = (luma.width() as usize, luma.height() as usize);
+    let eight_bit = image.color().bits_per_pixel() / image.color().channel_count() as u16 <= 8;
+    let mut samples: Vec<i32> = luma
+        .as_raw()
+        .iter()
+        .map(|&s| {
+            if eight_bit {
+                (s >> 8) as i32 - 128
+            } else {
+                s as i32 - 32768
+            }
+        })
+        .collect();
+    let levels = opt.levels.min(dwt::max_levels(w, h));
+    let mut scratch = vec![0i32; dwt::scratch_len_2d(w, h)];
+    let layout = ImageLayout::new(w, h);
+    match opt.wavelet {
+        TrainWavelet::Cdf53 => dwt::forward_2d::<Cdf53>(&mut samples, layout, levels, &mut scratch),
+        TrainWavelet::Fixed97 => {
+            dwt::forward_2d::<Fixed97>(&mut samples, layout, levels, &mut scratch)
+        }
+    }
+    .map_err(|e| bad(format!("wavelet transform: {e:?}")))?;
+    let mut batch = CodeblockBatch::default();
+    for band in dwt::subbands(w, h, levels).map_err(|e| bad(format!("subbands: {e:?}")))? {
+        let r = band.rect;
+        let group = bpc::group_index(band.level, core_orientation(band.orientation));
+        for y0 in (0..r.height).step_by(opt.codeblock_height) {
+            for x0 in (0..r.width).step_by(bpc::MAX_WIDTH) {
+                let (bw, bh) = (
+                    (r.width - x0).min(64),
+                    (r.height - y0).min(opt.codeblock_height),
+                );
+                let offset = batch.coefficients.len();
+                for y in 0..bh {
+                    let row = (r.y + y0 + y) * w + r.x + x0;
+                    batch.coefficients.extend(
+                        samples[row..row + bw]
+                            .iter()
+                            .map(|&c| quantize(c, opt.step)),
+                    );
+                }
+                batch.blocks.push(BlockDesc {
+                    offset,
+                    stride: bw,
+                    width: bw,
+                    height: bh,
+                    group,
+                });
+            }
+        }
+    }
+    Ok(batch)
+}
+
+fn core_orientation(o: dwt::Orientation) -> bpc::Orientation {
+    match o {
+        dwt::Orientation::HL => bpc::Orientation::HL,
+        dwt::Orientation::LH => bpc::Orientation::LH,
+        dwt::Orientation::HH => bpc::Orientation::HH,
+        dwt::Orientation::LL => bpc::Orientation::LL,
+    }
+}
+
+fn quantize(c: i32, step: f64) -> i32 {
+    let q = (c.unsigned_abs() as f64 / step)
+        .floor()
+        .min(((1 << bpc::COEFFICIENT_BITS) - 1) as f64) as i32;
+    if c < 0 {
+        -q
+    } else {
+        q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One coefficient 1 in group 0, 2-pass: the only symbols are a
+    /// significance 1 at bitplane 0, context 0, and a sign 0 in sign context 0.
+    #[test]
+    fn a_single_coefficient_trains_two_cells() {
+        let batch = CodeblockBatch {
+            coefficients: vec![1],
+            blocks: vec![BlockDesc {
+                offset: 0,
+                stride: 1,
+                width: 1,
+                height: 1,
+                group: 0,
+            }],
+        };
+        let mut t = Trainer::new(Mode::TwoPass);
+        t.add_batch(&batch).unwrap();
+        assert_eq!(t.symbols(), 2);
+        let tables = t.tables();
+        let mut want = GroupTables::UNIFORM;
+        want.sig[0][0] = 1; // P(0) = 0, clamped
+        want.sign[0][0] = 127; // P(0) = 1, clamped
+        assert_eq!(tables.groups()[0], want);
+        assert!(tables.groups()[1..]
+            .iter()
+            .all(|g| *g == GroupTables::UNIFORM));
+    }
+
+    #[test]
+    fn probabilities_are_floored_frequencies() {
+        // Row 0 is 0, 1, 0 and row 1 all zero; M = 0, every coefficient
+        // codes one significance symbol.
+        let batch = CodeblockBatch {
+            coefficients: vec![0, 1, 0, 0, 0, 0],
+            blocks: vec![BlockDesc {
+                offset: 0,
+                stride: 3,
+                width: 3,
+                height: 2,
+                group: 4,
+            }],
+        };
+        let mut t = Trainer::new(Mode::TwoPass);
+        t.add_batch(&batch).unwrap();
+        let tables = t.tables();
+        let g = &tables.groups()[4];
+        // Context 0: step (0,0) codes 0 for columns 0 and 2, step (0,1)
+        // codes 1 for column 1 (no significant neighbour yet): 2 zeros of 3.
+        // Row 1: all three see the significant (0, 1): context 1, zeros.
+        assert_eq!(g.sig[0][0], (2 * 128 / 3) as u8);
+        assert_eq!(g.sig[0][1], 127);
+    }
+}

@@ -1,0 +1,85 @@
+//! `wavelane train-lut`: BPC-PaCo probability tables trained from images
+//! (or from BPCREF01 codeblock files), in the reference JSON layout.
+
+use std::path::PathBuf;
+
+use crate::bpc::formats::{RefFile, REF_MAGIC};
+use crate::bpc::train::{image_codeblocks, ImageTraining, TrainWavelet, Trainer};
+use crate::bpc::{lut_json, CodeblockBatch};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use wavelane_core::bpc::Mode;
+
+use super::CliResult;
+
+/// Arguments of `wavelane train-lut`.
+#[derive(Debug, Args)]
+pub struct TrainLutArgs {
+    /// Training images (PNG, PNM, TIFF; their luma is used) or BPCREF01
+    /// files of already quantized codeblocks.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The tables, as JSON (load them with `--lut FILE` elsewhere).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Passes per bitplane the tables are for: 2 or 3.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    passes: u8,
+    /// Wavelet applied to images.
+    #[arg(long, value_enum, default_value_t = TrainWavelet::Fixed97)]
+    wavelet: TrainWavelet,
+    /// Decomposition levels for images.
+    #[arg(long, default_value_t = 5)]
+    levels: u32,
+    /// Quantization step for image coefficients.
+    #[arg(long, default_value_t = 1.0)]
+    step: f64,
+    /// Codeblock height for images (width is 64).
+    #[arg(long, default_value_t = 64)]
+    codeblock_height: usize,
+}
+
+fn codeblocks(
+    path: &PathBuf,
+    opt: &ImageTraining,
+) -> Result<CodeblockBatch, Box<dyn std::error::Error + Send + Sync>> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.starts_with(REF_MAGIC) {
+        return Ok(CodeblockBatch::from_ref(&RefFile::parse(&bytes)?));
+    }
+    let image = image::load_from_memory(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(image_codeblocks(&image, opt)?)
+}
+
+/// Runs `wavelane train-lut`.
+pub fn run(args: TrainLutArgs) -> CliResult {
+    let mode = Mode::from_passes(args.passes).expect("clap checks 2..=3");
+    let opt = ImageTraining {
+        wavelet: args.wavelet,
+        levels: args.levels,
+        step: args.step,
+        codeblock_height: args.codeblock_height,
+    };
+    let bar = ProgressBar::new(args.inputs.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("valid template"),
+    );
+    let mut trainer = Trainer::new(mode);
+    for path in &args.inputs {
+        bar.set_message(path.display().to_string());
+        trainer.add_batch(&codeblocks(path, &opt)?)?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let tables = trainer.tables();
+    std::fs::write(&args.output, lut_json::tables_to_json(&tables))
+        .map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
+    eprintln!(
+        "wavelane: trained {}-pass tables on {} symbols from {} inputs -> {}",
+        args.passes,
+        trainer.symbols(),
+        args.inputs.len(),
+        args.output.display()
+    );
+    Ok(())
+}

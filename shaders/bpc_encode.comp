@@ -1,0 +1,237 @@
+#version 450
+// BPC-PaCo encoder: one workgroup (a team of 32 lanes) per codeblock, the
+// GLSL twin of wavelane_core::bpc::encode_lanes (core lanes_encode.rs).
+//
+// Codeword k of codeblock b goes to scratch[scratch_offsets[b] + k]; the
+// scratch region of b holds caps[b] codewords, the bound of core
+// codeword_bound computed by bpc_measure.comp, so it cannot overflow (an
+// overflow would still only be reported, never written out of bounds).
+// bpc_pack.comp then packs all codeblocks into one stream.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 32) in;
+
+layout(set = 0, binding = 0) readonly buffer Coefficients { int coefficients[]; };
+layout(set = 0, binding = 1) readonly buffer Blocks { uvec4 blocks[]; };
+layout(set = 0, binding = 2) readonly buffer Tables { uint bpc_tables[]; };
+layout(set = 0, binding = 3) readonly buffer Tops { uint tops[]; };
+layout(set = 0, binding = 4) readonly buffer Caps { uint caps[]; };
+layout(set = 0, binding = 5) readonly buffer ScratchOffsets { uint scratch_offsets[]; };
+layout(set = 0, binding = 6) writeonly buffer Scratch { uint16_t scratch[]; };
+// Codewords per codeblock (scanned to stream offsets afterwards).
+layout(set = 0, binding = 7) writeonly buffer Counts { uint counts[]; };
+// 0 = coded; see BPC_STATUS_* for the rest.
+layout(set = 0, binding = 8) buffer Status { uint status[]; };
+
+layout(push_constant) uniform Params {
+    uint block_count;
+    uint three_pass;
+} params;
+
+#define BPC_WITH_TABLES
+#include "common/bpc.glsl"
+
+#define BPC_STATUS_OVERFLOW 3u
+
+// Per-invocation state of this lane's arithmetic coder (core coder.rs).
+uint ac_low = 0u;
+uint ac_size = 0u;
+uint ac_slot = 0u;
+bool ac_opened = false;
+// Slots reserved by the team so far (the same in every lane).
+uint ac_next = 0u;
+uint cap = 0u;
+uint scratch_base = 0u;
+
+void emit(uint slot, uint value) {
+    uint at = scratch_base + slot;
+    if (slot < cap && at < uint(scratch.length())) {
+        scratch[at] = uint16_t(value);
+    }
+}
+
+// One phase: the exhausted visiting lanes take slots in lane order (team
+// ballot + prefix popcount), then every visiting lane codes its symbol.
+// Uniform control flow only.
+void encode_phase(bool visit, bool symbol, uint p, uint lane) {
+    bool need = visit && ac_size == 0u;
+    uint need_mask = bpc_team_ballot(need);
+    if (need) {
+        ac_slot = ac_next + bitCount(need_mask & ((1u << lane) - 1u));
+        ac_low = 0u;
+        ac_size = 0xFFFFu;
+        ac_opened = true;
+    }
+    ac_next += uint(bitCount(need_mask));
+    if (visit) {
+        uint f = bpc_split(ac_size, p);
+        if (symbol) {
+            ac_low += f + 1u;
+            ac_size -= f + 1u;
+        } else {
+            ac_size = f;
+        }
+        if (ac_size == 0u) {
+            emit(ac_slot, ac_low);
+        }
+    }
+}
+
+uint base;
+uint stride;
+uint width;
+
+// |v| of this lane's coefficient in step (y, x), 0 where absent.
+uint magnitude(uint y, uint x, uint lane) {
+    uint c = 2u * lane + x;
+    uint at = base + y * stride + c;
+    if (c >= width || at >= uint(coefficients.length())) {
+        return 0u;
+    }
+    int v = coefficients[at];
+    return uint(v < 0 ? -v : v);
+}
+
+// SPP (cleanup = false) or CP of bitplane j.
+void significance_pass(uint j, bool cleanup, bool three, uint height, uint lane) {
+    uint present[2] = uint[2](bpc_present(width, 0u), bpc_present(width, 1u));
+    uint sig_at = cleanup ? BPC_CP_SIG : BPC_SIG;
+    uint sign_at = cleanup ? BPC_CP_SIGN : BPC_SIGN;
+    for (uint y = 0u; y < height; y++) {
+        for (uint x = 0u; x < 2u; x++) {
+            uint idx = 2u * y + x;
+            uint cand = cleanup ? bpc_pending[idx] : (present[x] & ~bpc_sig[idx]);
+            if (cand == 0u) {
+                continue;
+            }
+            // Phase A.
+            bool mine = bpc_bit(cand, lane) != 0u;
+            uint ctx = bpc_sig_context(y, x, lane, height);
+            bool bit = mine && ((magnitude(y, x, lane) >> j) & 1u) != 0u;
+            bool spp3 = !cleanup && three;
+            bool visit = mine && !(spp3 && ctx == 0u);
+            encode_phase(visit, bit, bpc_plane[sig_at + ctx], lane);
+            uint newly = bpc_team_ballot(visit && bit);
+            uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
+            // Phase B: signs of the lanes that became significant.
+            if (newly != 0u) {
+                uint sc = bpc_sign_context(y, x, lane, height);
+                bool negative = bpc_bit(bpc_negative[idx], lane) != 0u;
+                bool symbol = negative != ((sc & 4u) != 0u);
+                encode_phase(bpc_bit(newly, lane) != 0u, symbol, bpc_plane[sign_at + (sc & 3u)], lane);
+            }
+            barrier(); // every lane has read this step's state
+            if (lane == 0u) {
+                bpc_sig[idx] |= newly;
+                if (cleanup) {
+                    bpc_refine[idx] |= newly;
+                    bpc_pending[idx] = 0u;
+                } else {
+                    bpc_pending[idx] |= deferred;
+                }
+            }
+            barrier();
+        }
+    }
+}
+
+void refinement_pass(uint j, uint height, uint lane) {
+    for (uint y = 0u; y < height; y++) {
+        for (uint x = 0u; x < 2u; x++) {
+            uint idx = 2u * y + x;
+            uint visit = bpc_refine[idx];
+            uint sig = bpc_sig[idx];
+            if (visit != 0u) {
+                bool mine = bpc_bit(visit, lane) != 0u;
+                bool bit = mine && ((magnitude(y, x, lane) >> j) & 1u) != 0u;
+                encode_phase(mine, bit, bpc_plane[BPC_REF], lane);
+            }
+            if ((sig & ~visit) != 0u) {
+                barrier();
+                if (lane == 0u) {
+                    bpc_refine[idx] = visit | sig;
+                }
+                barrier();
+            }
+        }
+    }
+}
+
+void main() {
+    uint lane = bpc_lane();
+    bool three = params.three_pass != 0u;
+    // Codeblocks beyond the grid size loop; the condition is per workgroup.
+    for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
+        uvec4 d = blocks[b];
+        uint top = tops[b];
+        if (!bpc_descriptor_ok(d) || top > BPC_MAX_BITPLANE) {
+            // Empty, or refused by bpc_measure.comp (which set the status).
+            if (lane == 0u) {
+                counts[b] = 0u;
+            }
+            continue;
+        }
+        base = d.x;
+        stride = d.y;
+        width = bpc_width(d);
+        uint height = bpc_height(d);
+        uint group = bpc_group(d);
+        cap = caps[b];
+        scratch_base = scratch_offsets[b];
+        ac_low = 0u;
+        ac_size = 0u;
+        ac_slot = 0u;
+        ac_opened = false;
+        ac_next = 0u;
+
+        barrier(); // the previous codeblock is done with the state maps
+        for (uint i = lane; i < 2u * height; i += BPC_LANES) {
+            bpc_sig[i] = 0u;
+            bpc_refine[i] = 0u;
+            bpc_pending[i] = three ? bpc_present(width, i & 1u) : 0u;
+            bpc_negative[i] = 0u;
+        }
+        barrier();
+        for (uint y = 0u; y < height; y++) {
+            for (uint x = 0u; x < 2u; x++) {
+                uint c = 2u * lane + x;
+                uint at = base + y * stride + c;
+                if (c < width && at < uint(coefficients.length()) && coefficients[at] < 0) {
+                    atomicOr(bpc_negative[2u * y + x], 1u << lane);
+                }
+            }
+        }
+        barrier();
+
+        uint passes = bpc_pass_count(three, top);
+        for (uint i = 0u; i < passes; i++) {
+            uint pass = bpc_pass(three, top, i);
+            uint j = pass >> 8;
+            bpc_load_plane(group, j, lane);
+            switch (pass & 0xFFu) {
+            case BPC_SPP:
+                significance_pass(j, false, three, height, lane);
+                break;
+            case BPC_MRP:
+                refinement_pass(j, height, lane);
+                break;
+            default:
+                significance_pass(j, true, three, height, lane);
+                break;
+            }
+        }
+        if (ac_opened) {
+            emit(ac_slot, ac_low);
+        }
+        if (lane == 0u) {
+            bool overflow = ac_next > cap;
+            counts[b] = overflow ? 0u : ac_next;
+            if (overflow) {
+                status[b] = BPC_STATUS_OVERFLOW;
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+#version 450
+// BPC-PaCo encoder, first dispatch: per codeblock (one workgroup of 32),
+// M (the top bitplane, 0xFF when all coefficients are 0) and the number of
+// codewords the encoder may write, core codeword_bound(width,
+// symbol_count(width, height, M, nonzero), min_probability). The capacities
+// are written twice: to `caps`, and to `scratch_offsets`, which the scan
+// shader turns into the start of each codeblock's scratch region.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 32) in;
+
+layout(set = 0, binding = 0) readonly buffer Coefficients { int coefficients[]; };
+layout(set = 0, binding = 1) readonly buffer Blocks { uvec4 blocks[]; };
+layout(set = 0, binding = 2) writeonly buffer Tops { uint tops[]; };
+layout(set = 0, binding = 3) writeonly buffer Caps { uint caps[]; };
+layout(set = 0, binding = 4) writeonly buffer ScratchOffsets { uint scratch_offsets[]; };
+layout(set = 0, binding = 5) writeonly buffer Status { uint status[]; };
+
+layout(push_constant) uniform Params {
+    uint block_count;
+    uint min_probability;
+} params;
+
+#include "common/bpc.glsl"
+
+#define BPC_STATUS_BAD_DESCRIPTOR 1u
+#define BPC_STATUS_TOO_LARGE 2u
+
+shared uint team_or;
+shared uint team_nonzero;
+
+void main() {
+    uint lane = bpc_lane();
+    for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
+        uvec4 d = blocks[b];
+        barrier(); // the previous codeblock's totals have been read
+        if (lane == 0u) {
+            team_or = 0u;
+            team_nonzero = 0u;
+        }
+        barrier();
+        bool ok = bpc_descriptor_ok(d);
+        uint width = bpc_width(d);
+        uint height = ok ? bpc_height(d) : 0u;
+        uint my_or = 0u;
+        uint my_nonzero = 0u;
+        for (uint y = 0u; y < height; y++) {
+            for (uint x = 0u; x < 2u; x++) {
+                uint c = 2u * lane + x;
+                uint at = d.x + y * d.y + c;
+                if (c < width) {
+                    if (at >= uint(coefficients.length())) {
+                        ok = false;
+                    } else {
+                        int v = coefficients[at];
+                        my_or |= uint(v < 0 ? -v : v);
+                        my_nonzero += uint(v != 0);
+                    }
+                }
+            }
+        }
+        atomicOr(team_or, my_or);
+        atomicAdd(team_nonzero, my_nonzero);
+        // A lane that ran off the coefficient array marks the codeblock bad.
+        uint bad = bpc_team_ballot(!ok);
+        barrier();
+        if (lane == 0u) {
+            uint or_all = team_or;
+            uint top = or_all == 0u ? BPC_EMPTY : uint(findMSB(or_all));
+            uint cap = 0u;
+            uint state = 0u;
+            if (bad != 0u) {
+                state = BPC_STATUS_BAD_DESCRIPTOR;
+                top = BPC_EMPTY;
+            } else if (top != BPC_EMPTY && top > BPC_MAX_BITPLANE) {
+                state = BPC_STATUS_TOO_LARGE;
+                top = BPC_EMPTY;
+            } else if (top != BPC_EMPTY) {
+                uint symbols = width * height * (top + 1u) + team_nonzero;
+                uint lanes = min((width + 1u) / 2u, BPC_LANES);
+                cap = params.min_probability == 0u ? symbols : min(symbols, (symbols + 2u * lanes) / 3u);
+            }
+            tops[b] = top;
+            caps[b] = cap;
+            scratch_offsets[b] = cap;
+            status[b] = state;
+        }
+    }
+}

@@ -1,0 +1,185 @@
+// BPC-PaCo shared by bpc_encode.comp and bpc_decode.comp: the team of 32
+// lanes that codes one codeblock, its state maps, context formation and the
+// probability lookup. Mirrors wavelane_core::bpc (state.rs, context.rs,
+// coder.rs reserve_slots, lanes_encode.rs / lanes_decode.rs).
+//
+// One workgroup of 32 invocations is one codeblock; invocation `lane` owns
+// columns 2*lane and 2*lane+1. Lanes are numbered like the scan shader's
+// positions, (gl_SubgroupID, gl_SubgroupInvocationID), so that subgroup
+// ballots are in lane order. Team-wide lane masks come from bpc_team_ballot:
+// one subgroupBallot when the subgroup holds the whole team (32 lanes or
+// more), else one ballot per subgroup combined through shared memory (4, 8
+// or 16 lanes on lavapipe). Either way every lane gets the same mask, so
+// decisions taken on masks are uniform and the barriers below are legal.
+//
+// Requires GL_KHR_shader_subgroup_basic and _ballot, local_size_x = 32.
+// Define BPC_WITH_TABLES (and declare a `bpc_tables` uint buffer) for the
+// probability-table loader.
+
+#define BPC_LANES 32u
+#define BPC_MAX_ROWS 256u
+#define BPC_TABLE_BITPLANES 15u
+// Per group and bitplane: sig[9], sign[4], ref, cp_sig[9], cp_sign[4].
+#define BPC_ROW_LEN 27u
+#define BPC_SIG 0u
+#define BPC_SIGN 9u
+#define BPC_REF 13u
+#define BPC_CP_SIG 14u
+#define BPC_CP_SIGN 23u
+#define BPC_GROUP_LEN (BPC_TABLE_BITPLANES * BPC_ROW_LEN)
+#define BPC_GROUPS 16u
+#define BPC_MAX_BITPLANE 27u
+#define BPC_EMPTY 0xFFu
+
+#define BPC_SPP 0u
+#define BPC_MRP 1u
+#define BPC_CP 2u
+
+// State maps as lane masks (see core state.rs): index 2*y + x, bit t is the
+// coefficient at row y, column 2t + x.
+shared uint bpc_sig[BPC_MAX_ROWS * 2u];
+shared uint bpc_refine[BPC_MAX_ROWS * 2u];
+shared uint bpc_pending[BPC_MAX_ROWS * 2u];
+shared uint bpc_negative[BPC_MAX_ROWS * 2u];
+// The probabilities of the current pass's bitplane (one row of the tables).
+shared uint bpc_plane[BPC_ROW_LEN];
+// Per-subgroup ballot parts when a subgroup is narrower than the team.
+shared uint bpc_parts[BPC_LANES];
+
+uint bpc_lane() {
+    return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+}
+
+// The team-wide lane mask of `b`. Uniform control flow only (it may contain
+// barriers).
+uint bpc_team_ballot(bool b) {
+    uvec4 v = subgroupBallot(b);
+    if (gl_NumSubgroups == 1u) {
+        return v.x;
+    }
+    uint part = v.x << (gl_SubgroupID * gl_SubgroupSize);
+    barrier(); // earlier readers of bpc_parts are done
+    if (subgroupElect()) {
+        bpc_parts[gl_SubgroupID] = part;
+    }
+    barrier();
+    uint mask = 0u;
+    for (uint i = 0u; i < gl_NumSubgroups && i < BPC_LANES; i++) {
+        mask |= bpc_parts[i];
+    }
+    return mask;
+}
+
+// Lanes that own a present coefficient in column parity x of a codeblock
+// `width` wide (core state.rs present_lanes).
+uint bpc_present(uint width, uint x) {
+    uint lanes = (width + 1u - x) / 2u;
+    return lanes >= 32u ? 0xFFFFFFFFu : ((1u << lanes) - 1u);
+}
+
+uint bpc_bit(uint mask, uint lane) {
+    return (mask >> lane) & 1u;
+}
+
+// Left and right neighbour masks of parity-x coefficients (core context.rs).
+uint bpc_left(uint even, uint odd, uint x) {
+    return x == 0u ? (odd << 1) : even;
+}
+uint bpc_right(uint even, uint odd, uint x) {
+    return x == 0u ? odd : (even >> 1);
+}
+
+// Significance context of `lane` in step (y, x): significant neighbours.
+uint bpc_sig_context(uint y, uint x, uint lane, uint height) {
+    uint ae = 0u, ao = 0u, be = 0u, bo = 0u;
+    if (y > 0u) {
+        ae = bpc_sig[2u * y - 2u];
+        ao = bpc_sig[2u * y - 1u];
+    }
+    if (y + 1u < height) {
+        be = bpc_sig[2u * y + 2u];
+        bo = bpc_sig[2u * y + 3u];
+    }
+    uint he = bpc_sig[2u * y], ho = bpc_sig[2u * y + 1u];
+    uint above = x == 0u ? ae : ao;
+    uint below = x == 0u ? be : bo;
+    return bpc_bit(above, lane) + bpc_bit(below, lane)
+        + bpc_bit(bpc_left(he, ho, x), lane) + bpc_bit(bpc_right(he, ho, x), lane)
+        + bpc_bit(bpc_left(ae, ao, x), lane) + bpc_bit(bpc_right(ae, ao, x), lane)
+        + bpc_bit(bpc_left(be, bo, x), lane) + bpc_bit(bpc_right(be, bo, x), lane);
+}
+
+// s(n) of one neighbour: 0 not significant, +1 positive, -1 negative.
+int bpc_s(uint sig, uint neg, uint lane) {
+    int s = int(bpc_bit(sig, lane));
+    return bpc_bit(neg, lane) != 0u ? -s : s;
+}
+
+// Sign context of `lane` in step (y, x): k in bits 0-1, predicted negative
+// in bit 2 (spec section 4, core context.rs SIGN_TABLE).
+uint bpc_sign_context(uint y, uint x, uint lane, uint height) {
+    uint row = 2u * y;
+    uint se = bpc_sig[row], so = bpc_sig[row + 1u];
+    uint ne = bpc_negative[row], no = bpc_negative[row + 1u];
+    int h = bpc_s(bpc_left(se, so, x), bpc_left(ne, no, x), lane)
+          + bpc_s(bpc_right(se, so, x), bpc_right(ne, no, x), lane);
+    int w = 0;
+    if (y > 0u) {
+        w += bpc_s(bpc_sig[row - 2u + x], bpc_negative[row - 2u + x], lane);
+    }
+    if (y + 1u < height) {
+        w += bpc_s(bpc_sig[row + 2u + x], bpc_negative[row + 2u + x], lane);
+    }
+    // (k, predicted negative) by (sign(h) + 1) * 3 + sign(w) + 1.
+    const uint table[9] = uint[9](3u | 4u, 2u | 4u, 0u | 4u, 1u | 4u, 0u, 1u, 0u, 2u, 3u);
+    return table[uint((sign(h) + 1) * 3 + sign(w) + 1)];
+}
+
+// Pass number `i` of the schedule: kind in bits 0-7, bitplane in bits 8-15
+// (core passes.rs PassSchedule::pass).
+uint bpc_pass(bool three_pass, uint top, uint i) {
+    if (!three_pass) {
+        return ((i & 1u) == 0u ? BPC_SPP : BPC_MRP) | ((top - i / 2u) << 8);
+    }
+    if (i == 0u) {
+        return BPC_CP | (top << 8);
+    }
+    uint r = (i - 1u) % 3u;
+    uint kind = r == 0u ? BPC_SPP : (r == 1u ? BPC_MRP : BPC_CP);
+    return kind | ((top - 1u - (i - 1u) / 3u) << 8);
+}
+
+uint bpc_pass_count(bool three_pass, uint top) {
+    return three_pass ? 1u + 3u * top : 2u * (top + 1u);
+}
+
+// Codeblock descriptor: x = offset of the top-left coefficient, y = row
+// stride, z = width | height << 8 | group << 20 (core BlockDesc).
+uint bpc_width(uvec4 d) { return d.z & 0xFFu; }
+uint bpc_height(uvec4 d) { return (d.z >> 8) & 0x1FFu; }
+uint bpc_group(uvec4 d) { return (d.z >> 20) & 0xFu; }
+
+// Whether a descriptor is within the coder's limits.
+bool bpc_descriptor_ok(uvec4 d) {
+    uint w = bpc_width(d), h = bpc_height(d);
+    return w >= 1u && w <= 64u && h >= 1u && h <= BPC_MAX_ROWS && d.y >= w;
+}
+
+// Step 2-3 of the arithmetic coder: (S * P) >> 7.
+uint bpc_split(uint size, uint p) {
+    return (size * p) >> 7;
+}
+
+#ifdef BPC_WITH_TABLES
+// Needs the includer's `bpc_tables` buffer (16 groups x 15 bitplanes x 27).
+// Loads the probabilities of bitplane j of `group` into bpc_plane (64 above
+// the tables). Uniform control flow only.
+void bpc_load_plane(uint group, uint j, uint lane) {
+    barrier(); // the previous pass is done with bpc_plane
+    if (lane < BPC_ROW_LEN) {
+        uint at = group * BPC_GROUP_LEN + j * BPC_ROW_LEN + lane;
+        bpc_plane[lane] = (j < BPC_TABLE_BITPLANES && at < uint(bpc_tables.length())) ? bpc_tables[at] & 127u : 64u;
+    }
+    barrier();
+}
+#endif

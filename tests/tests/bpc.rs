@@ -1,0 +1,229 @@
+//! BPC-PaCo: core sequential = core lanes = CPU backend = GPU, on the
+//! reference sample (1024 codeblocks of 64x64) and on random codeblocks of
+//! every shape; lossless round trips; truncation; snapshots of the sample's
+//! encoding.
+//!
+//! GPU tests (names contain `gpu`) run on lavapipe here; run them at
+//! subgroup sizes 4, 8 and 16 with LP_NATIVE_VECTOR_WIDTH=128/256/512.
+
+mod bpc_common;
+
+use bpc_common::{random_batch, sample, sample_subset};
+use wavelane::bpc::{cpu, gpu, CodeblockBatch, EncodedBatch};
+use wavelane_core::bpc::{self, DecodeLimits, Mode, ProbabilityTables};
+use wavelane_tests::{assert_same, for_random_cases, gpu as test_gpu};
+
+const MODES: [Mode; 2] = [Mode::TwoPass, Mode::ThreePass];
+
+fn cpu_encode(batch: &CodeblockBatch, tables: &ProbabilityTables) -> EncodedBatch {
+    cpu::encode(batch, tables, cpu::CoreForm::Sequential).unwrap()
+}
+
+#[test]
+fn sample_round_trips_losslessly_and_forms_agree() {
+    let batch = sample();
+    assert_eq!(
+        (batch.len(), batch.coefficient_count()),
+        (1024, 2048 * 2048)
+    );
+    for mode in MODES {
+        let tables = ProbabilityTables::reference(mode);
+        let seq = cpu_encode(&batch, tables);
+        let lanes = cpu::encode(&batch, tables, cpu::CoreForm::Lanes).unwrap();
+        assert_eq!(seq.tops, lanes.tops);
+        assert_same("lanes form codewords", &seq.codewords, &lanes.codewords);
+        assert_eq!(seq.offsets, lanes.offsets);
+        for form in [cpu::CoreForm::Sequential, cpu::CoreForm::Lanes] {
+            let (decoded, summaries) = cpu::decode(&batch, &seq, tables, None, form).unwrap();
+            assert_same("decoded sample", &batch.coefficients, &decoded);
+            assert!(summaries.iter().all(|s| s.complete));
+        }
+    }
+}
+
+/// The tops the encoder finds are the `M` bytes stored in the sample file.
+#[test]
+fn sample_top_bitplanes_match_the_reference_file() {
+    let file = bpc_common::sample_file();
+    let batch = CodeblockBatch::from_ref(&file);
+    let enc = cpu_encode(&batch, &ProbabilityTables::REFERENCE_TWO_PASS);
+    for (b, top) in file.blocks.iter().zip(&enc.tops) {
+        assert_eq!(Some(b.top), *top);
+    }
+}
+
+/// Digest of the whole encoded sample per mode: any change to the
+/// bitstream shows up here.
+#[test]
+fn sample_encoding_snapshot() {
+    let batch = sample();
+    let mut report = String::new();
+    for mode in MODES {
+        let enc = cpu_encode(&batch, ProbabilityTables::reference(mode));
+        report += &format!(
+            "{}-pass: {} codewords ({:.4} bits/coefficient), digest {:016x}\n",
+            mode.passes(),
+            enc.codewords.len(),
+            enc.codewords.len() as f64 * 16.0 / batch.coefficient_count() as f64,
+            enc.digest()
+        );
+    }
+    insta::assert_snapshot!("bpc_sample_encoding", report);
+}
+
+/// Per-pass records on real data: decoding the recorded codewords through
+/// each pass gives the recorded distortion, and on this image every pass
+/// lowers the squared error (the quality rises monotonically with the
+/// codewords kept at pass boundaries).
+#[test]
+fn sample_truncation_at_pass_boundaries_gives_recorded_distortion() {
+    let batch = sample_subset(48);
+    for mode in MODES {
+        let tables = ProbabilityTables::reference(mode);
+        let (enc, records) =
+            cpu::encode_with_records(&batch, tables, cpu::CoreForm::Sequential).unwrap();
+        for (i, recs) in records.iter().enumerate() {
+            let original = batch.block(i).unwrap();
+            let mut remaining = bpc_common::energy(&original) as i128;
+            let mut previous = remaining;
+            let (top, words) = enc.block(i);
+            let params = bpc::CodingParams::new(tables, batch.blocks[i].group);
+            let mut scratch = bpc::Scratch::<64>::new();
+            for (p, r) in recs.iter().enumerate() {
+                remaining -= r.distortion_decrease;
+                let mut out = vec![0i32; 64 * 64];
+                let limits = DecodeLimits {
+                    max_codewords: r.codewords as usize,
+                    max_passes: p + 1,
+                };
+                let dst = bpc::CodeblockMut::new(&mut out, 64, 64, 64).unwrap();
+                bpc::decode_sequential(&params, top, words, limits, dst, &mut scratch).unwrap();
+                let got =
+                    bpc::squared_error(&original, &bpc::Codeblock::new(&out, 64, 64, 64).unwrap())
+                        .unwrap();
+                assert_eq!(got as i128, remaining, "block {i} pass {p}");
+                assert!(
+                    remaining <= previous,
+                    "block {i} pass {p}: error rose from {previous} to {remaining}"
+                );
+                previous = remaining;
+            }
+            assert_eq!(remaining, 0);
+        }
+    }
+}
+
+#[test]
+fn random_codeblocks_cpu_backend_equals_core() {
+    for_random_cases("bpc random cpu", 6, |rng| {
+        let (batch, tables) = random_batch(rng, 40, 96);
+        let seq = cpu_encode(&batch, &tables);
+        let lanes = cpu::encode(&batch, &tables, cpu::CoreForm::Lanes).unwrap();
+        assert_eq!(seq, lanes);
+        let m = rand::Rng::random_range(rng, 0..60);
+        let a = cpu::decode(&batch, &seq, &tables, Some(m), cpu::CoreForm::Sequential).unwrap();
+        let b = cpu::decode(&batch, &seq, &tables, Some(m), cpu::CoreForm::Lanes).unwrap();
+        assert_eq!(a, b);
+        let (full, _) = cpu::decode(&batch, &seq, &tables, None, cpu::CoreForm::Lanes).unwrap();
+        for i in 0..batch.len() {
+            let d = batch.blocks[i];
+            for y in 0..d.height {
+                let row = d.offset + y * d.stride;
+                assert_eq!(
+                    &full[row..row + d.width],
+                    &batch.coefficients[row..row + d.width]
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn gpu_encodes_sample_subset_like_core() {
+    let gpu = test_gpu();
+    let batch = sample_subset(64);
+    for mode in MODES {
+        let tables = ProbabilityTables::reference(mode);
+        let want = cpu_encode(&batch, tables);
+        let (got, _) = gpu::encode(&gpu, &batch, tables).unwrap();
+        assert_eq!(want.tops, got.tops, "{mode:?}");
+        assert_eq!(want.offsets, got.offsets, "{mode:?}");
+        assert_same("GPU codewords", &want.codewords, &got.codewords);
+    }
+}
+
+#[test]
+fn gpu_decodes_sample_subset_like_core() {
+    let gpu = test_gpu();
+    let batch = sample_subset(64);
+    for mode in MODES {
+        let tables = ProbabilityTables::reference(mode);
+        let enc = cpu_encode(&batch, tables);
+        let (decoded, summaries, _) =
+            gpu::decode(&gpu, &batch, &enc, tables, DecodeLimits::ALL).unwrap();
+        assert_same("GPU decoded sample", &batch.coefficients, &decoded);
+        assert!(summaries.iter().all(|s| s.complete));
+        // Truncated to a few hundred codewords per codeblock.
+        let limits = DecodeLimits::codewords(300);
+        let want = cpu::decode_with_limits(&batch, &enc, tables, limits, cpu::CoreForm::Sequential)
+            .unwrap();
+        let (got, summaries, _) = gpu::decode(&gpu, &batch, &enc, tables, limits).unwrap();
+        assert_same("GPU truncated decode", &want.0, &got);
+        assert_eq!(want.1, summaries);
+    }
+}
+
+/// Random codeblocks of every width 1..=64 and heights up to 256, empty
+/// ones, large magnitudes, random tables with zero probabilities, both
+/// modes; truncated decoding at random codeword counts and pass limits.
+#[test]
+fn gpu_random_codeblocks_equal_core() {
+    let gpu = test_gpu();
+    for_random_cases("bpc random gpu", 4, |rng| {
+        let (batch, tables) = random_batch(rng, 24, 64);
+        let want = cpu_encode(&batch, &tables);
+        let (got, _) = gpu::encode(&gpu, &batch, &tables).unwrap();
+        assert_eq!(want, got);
+        let limits = DecodeLimits {
+            max_codewords: rand::Rng::random_range(rng, 0..200),
+            max_passes: rand::Rng::random_range(rng, 1..40),
+        };
+        for limits in [DecodeLimits::ALL, limits] {
+            let (w, ws) =
+                cpu::decode_with_limits(&batch, &want, &tables, limits, cpu::CoreForm::Sequential)
+                    .unwrap();
+            let (g, gs, _) = gpu::decode(&gpu, &batch, &got, &tables, limits).unwrap();
+            assert_same("GPU random decode", &w, &g);
+            assert_eq!(ws, gs);
+        }
+    });
+}
+
+/// Hostile input: garbage codewords and wrong M decode to the same
+/// result (or the same error) as core, and never crash the device.
+#[test]
+fn gpu_decoder_handles_garbage_like_core() {
+    let gpu = test_gpu();
+    for_random_cases("bpc garbage gpu", 2, |rng| {
+        let (batch, tables) = random_batch(rng, 16, 40);
+        let mut enc = cpu_encode(&batch, &tables);
+        for w in enc.codewords.iter_mut() {
+            *w = rand::Rng::random(rng);
+        }
+        for t in enc.tops.iter_mut() {
+            if t.is_some() {
+                *t = Some(rand::Rng::random_range(rng, 0..=27));
+            }
+        }
+        let w = cpu::decode(&batch, &enc, &tables, None, cpu::CoreForm::Sequential);
+        let g = gpu::decode(&gpu, &batch, &enc, &tables, DecodeLimits::ALL);
+        match (w, g) {
+            (Ok((w, ws)), Ok((g, gs, _))) => {
+                assert_same("GPU garbage decode", &w, &g);
+                assert_eq!(ws, gs);
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => panic!("core {:?} but GPU {:?}", a.map(|x| x.1), b.map(|x| x.1)),
+        }
+    });
+}
