@@ -1,0 +1,129 @@
+//! `wavelane decode`: `.wl` files to images, at full or reduced
+//! resolution, through all or some layers, reading only the bytes needed.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::encode::{files_bar, output_path};
+use super::CliResult;
+use crate::backend::{Backend, BackendKind};
+use crate::codec::file::{Container, ReadOptions};
+use crate::codec::progressive::{header_len_from_prefix, prefix_len};
+use crate::codec::{self, DecodeOptions};
+use crate::image_io;
+
+/// Arguments of `wavelane decode`.
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// Input .wl files (a truncated file decodes to a lower-quality image).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Output image (.png, .pgm, .ppm, .pnm, .tif); with several inputs, a directory (PNG files).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Decode at 1/2^K of the size, reading only the resolutions needed.
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    pub reduce: u8,
+    /// Decode only the first N quality layers.
+    #[arg(long, value_name = "N")]
+    pub layers: Option<u8>,
+    /// Where the transform and decoder run.
+    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
+    pub backend: BackendKind,
+    /// Print JSON reports instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Reads the bytes of `path` a decode with `reduce` needs: the main
+/// header, then the prefix holding the kept resolutions.
+fn read_needed(
+    path: &Path,
+    reduce: u8,
+) -> Result<(Vec<u8>, u64), Box<dyn std::error::Error + Send + Sync>> {
+    let mut file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    if reduce == 0 {
+        let mut all = Vec::new();
+        file.read_to_end(&mut all)?;
+        return Ok((all, size));
+    }
+    let mut bytes = vec![0u8; 14.min(size as usize)];
+    file.read_exact(&mut bytes)?;
+    let header_len = header_len_from_prefix(&bytes)?.min(size);
+    bytes.resize(header_len as usize, 0);
+    file.read_exact(&mut bytes[14.min(header_len as usize)..])?;
+    let needed = {
+        let c = Container::parse(&bytes, ReadOptions::default())?;
+        prefix_len(&c, reduce).min(size)
+    };
+    let have = bytes.len();
+    bytes.resize(needed as usize, 0);
+    file.read_exact(&mut bytes[have..])?;
+    Ok((bytes, size))
+}
+
+/// Runs `wavelane decode`.
+pub fn run(args: DecodeArgs) -> CliResult {
+    let backend = Backend::select(args.backend)?;
+    let options = DecodeOptions {
+        reduce: args.reduce,
+        layers: args.layers,
+        ..DecodeOptions::default()
+    };
+    let many = args.inputs.len() > 1;
+    if many {
+        std::fs::create_dir_all(&args.output)?;
+    }
+    let bar = files_bar(args.inputs.len(), args.json);
+    let mut reports = Vec::new();
+    for input in &args.inputs {
+        bar.set_message(input.display().to_string());
+        let (bytes, file_size) =
+            read_needed(input, args.reduce).map_err(|e| format!("{}: {e}", input.display()))?;
+        let decoded = codec::decode(&bytes, &options, &backend)
+            .map_err(|e| format!("{}: {e}", input.display()))?;
+        let out = output_path(&args.output, input, many, "png");
+        image_io::save(&decoded.image, &out)?;
+        let r = &decoded.report;
+        let samples = decoded.image.samples() as f64;
+        if args.json {
+            reports.push(serde_json::json!({
+                "input": input, "output": out, "file_bytes": file_size, "bytes_read": bytes.len(),
+                "report": r, "megasamples_per_second": samples / r.seconds / 1e6,
+            }));
+        } else {
+            bar.suspend(|| {
+                println!(
+                    "{} -> {}: {}x{}, {} of {} resolution(s), {} layer(s), read {} of {} bytes{}, {:.3} s ({:.1} MS/s) on {}",
+                    input.display(),
+                    out.display(),
+                    r.width,
+                    r.height,
+                    r.resolutions,
+                    r.resolutions + args.reduce as usize,
+                    r.layers,
+                    bytes.len(),
+                    file_size,
+                    if r.truncated { " (truncated file)" } else { "" },
+                    r.seconds,
+                    samples / r.seconds / 1e6,
+                    r.backend
+                );
+            });
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if args.json {
+        let v = if many {
+            serde_json::Value::Array(reports)
+        } else {
+            reports.remove(0)
+        };
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    }
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! `wavelane encode`: images to `.wl` files.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use wavelane_core::dwt::Wavelet;
+
+use super::CliResult;
+use crate::backend::{Backend, BackendKind};
+use crate::codec::{self, EncodeOptions, RateTarget, TableChoice};
+use crate::image_io;
+
+/// The wavelet, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WaveletArg {
+    /// Reversible CDF 5/3 (the only choice for --lossless).
+    #[value(name = "53")]
+    W53,
+    /// Fixed-point CDF 9/7 (lossy default; identical bytes on CPU and GPU).
+    #[value(name = "97i")]
+    W97Fixed,
+    /// Floating-point CDF 9/7.
+    #[value(name = "97")]
+    W97,
+}
+
+impl WaveletArg {
+    fn wavelet(self) -> Wavelet {
+        match self {
+            WaveletArg::W53 => Wavelet::Cdf53,
+            WaveletArg::W97Fixed => Wavelet::Fixed97,
+            WaveletArg::W97 => Wavelet::Cdf97,
+        }
+    }
+}
+
+/// Arguments of `wavelane encode`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("rate").args(["lossless", "bpp", "psnr"]))]
+pub struct EncodeArgs {
+    /// Input images (PNG, PGM/PPM, TIFF; 8 or 16 bit; gray, gray+alpha, RGB, RGBA).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Output .wl file; with several inputs, a directory (each input's name with .wl).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Bit-exact coding (the default when no rate is given).
+    #[arg(long)]
+    pub lossless: bool,
+    /// Target size in bits per pixel of the whole file (rate control hits it within a codeword).
+    #[arg(long, value_name = "X")]
+    pub bpp: Option<f64>,
+    /// Target quality: the smallest file whose PSNR reaches Y dB (checked by decoding).
+    #[arg(long, value_name = "Y")]
+    pub psnr: Option<f64>,
+    /// Wavelet decomposition levels (default 5, fewer for small images).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=16))]
+    pub levels: Option<u8>,
+    /// BPC-PaCo coding passes per bitplane.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    pub passes: u8,
+    /// Quality layers (each one roughly doubles the rate of the one below).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=32))]
+    pub layers: u8,
+    /// Wavelet (default: 53 lossless, 97i lossy).
+    #[arg(long, value_enum)]
+    pub wavelet: Option<WaveletArg>,
+    /// Codeblock height (the width is always 64).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub codeblock_height: u16,
+    /// Skip coding bitplanes rate control is predicted to drop (faster, may cost a little PSNR).
+    #[arg(long)]
+    pub early_termination: bool,
+    /// Train probability tables on the image and embed them (3-6 KB; for large images).
+    #[arg(long)]
+    pub train_tables: bool,
+    /// Base quantization step in sample units for lossy coding (default 2^(bits-8)).
+    #[arg(long)]
+    pub qstep: Option<f64>,
+    /// Declare the true bit depth of samples stored in a wider container (e.g. 12 in 16-bit PNG).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=16))]
+    pub bit_depth: Option<u8>,
+    /// Where the transform and coder run.
+    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
+    pub backend: BackendKind,
+    /// Print JSON reports instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl EncodeArgs {
+    fn options(&self) -> EncodeOptions {
+        let target = match (self.bpp, self.psnr) {
+            (Some(b), _) => RateTarget::Bpp(b),
+            (_, Some(p)) => RateTarget::Psnr(p),
+            _ => RateTarget::Lossless,
+        };
+        EncodeOptions {
+            target,
+            wavelet: self.wavelet.map(WaveletArg::wavelet),
+            levels: self.levels,
+            passes: self.passes,
+            layers: self.layers,
+            codeblock_height: self.codeblock_height,
+            early_termination: self.early_termination,
+            tables: if self.train_tables {
+                TableChoice::Trained
+            } else {
+                TableChoice::Default
+            },
+            base_step: self.qstep,
+            ..EncodeOptions::default()
+        }
+    }
+}
+
+/// Where input `input` goes.
+pub(crate) fn output_path(output: &Path, input: &Path, many: bool, ext: &str) -> PathBuf {
+    if many {
+        let stem = input
+            .file_stem()
+            .map(|s| s.to_os_string())
+            .unwrap_or_else(|| "image".into());
+        output.join(Path::new(&stem).with_extension(ext))
+    } else {
+        output.to_path_buf()
+    }
+}
+
+/// A progress bar for multi-file runs (hidden for one file or JSON).
+pub(crate) fn files_bar(n: usize, json: bool) -> ProgressBar {
+    if n > 1 && !json {
+        let bar = ProgressBar::new(n as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed} {msg}")
+                .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    }
+}
+
+/// Runs `wavelane encode`.
+pub fn run(args: EncodeArgs) -> CliResult {
+    let backend = Backend::select(args.backend)?;
+    let options = args.options();
+    let many = args.inputs.len() > 1;
+    if many {
+        std::fs::create_dir_all(&args.output)?;
+    }
+    let bar = files_bar(args.inputs.len(), args.json);
+    let mut reports = Vec::new();
+    for input in &args.inputs {
+        bar.set_message(input.display().to_string());
+        let mut image = image_io::load(input)?;
+        if let Some(b) = args.bit_depth {
+            image.bit_depth = b;
+        }
+        let encoded = codec::encode(&image, &options, &backend)
+            .map_err(|e| format!("{}: {e}", input.display()))?;
+        let out = output_path(&args.output, input, many, "wl");
+        std::fs::write(&out, &encoded.bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+        let r = &encoded.report;
+        let samples = image.samples() as f64;
+        if args.json {
+            reports.push(serde_json::json!({
+                "input": input, "output": out, "width": image.width, "height": image.height,
+                "components": image.components(), "bit_depth": image.bit_depth,
+                "target": options.target, "report": r,
+                "megasamples_per_second": samples / r.seconds.total / 1e6,
+            }));
+        } else {
+            bar.suspend(|| {
+                let quality = match (r.measured_psnr, r.estimated_psnr) {
+                    (Some(p), _) => format!(", PSNR {p:.2} dB"),
+                    (None, Some(p)) => format!(", PSNR ~{p:.2} dB (model)"),
+                    _ => ", lossless".to_string(),
+                };
+                println!(
+                    "{} -> {}: {}x{}x{} {}-bit, {} bytes ({:.4} bpp){quality}, {:.3} s ({:.1} MS/s) on {}",
+                    input.display(),
+                    out.display(),
+                    image.width,
+                    image.height,
+                    image.components(),
+                    image.bit_depth,
+                    r.bytes,
+                    r.bpp,
+                    r.seconds.total,
+                    samples / r.seconds.total / 1e6,
+                    r.backend
+                );
+            });
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if args.json {
+        let v = if many {
+            serde_json::Value::Array(reports)
+        } else {
+            reports.remove(0)
+        };
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    }
+    Ok(())
+}

@@ -1,0 +1,203 @@
+//! Sample preparation before the wavelet transform and its inverse after
+//! it: DC level shift, fractional bits, and the colour transforms of the
+//! first three components.
+//!
+//! Everything is integer arithmetic, so the same samples come out on every
+//! machine: the RCT is JPEG 2000's reversible transform, the ICT its YCbCr
+//! matrix in Q14 fixed point (irreversible, rounded). Samples carry
+//! `fraction_bits` fractional bits from the shift on, so the ICT's rounding
+//! and the transform's rounding stay well below the quantization noise.
+
+use rayon::prelude::*;
+
+use super::format::ColourTransform;
+
+/// Q14 ICT analysis matrix rows (Y, Cb, Cr); each row's coefficients sum
+/// to 16384 (Y) or 0 (Cb, Cr), so grey stays grey.
+const ICT_FORWARD: [[i64; 3]; 3] = [
+    [4899, 9617, 1868],
+    [-2765, -5427, 8192],
+    [8192, -6860, -1332],
+];
+/// Q14 ICT synthesis: R = Y + a·Cr, G = Y - b·Cb - c·Cr, B = Y + d·Cb.
+const ICT_CR_R: i64 = 22970;
+const ICT_CB_G: i64 = 5638;
+const ICT_CR_G: i64 = 11700;
+const ICT_CB_B: i64 = 29032;
+const HALF_Q14: i64 = 1 << 13;
+
+/// Rows per parallel work item.
+const CHUNK: usize = 1 << 14;
+
+fn saturate(v: i64) -> i32 {
+    v.clamp(i32::MIN as i64, i32::MAX as i64) as i32
+}
+
+/// Forward colour transform of the first three planes, in place.
+pub fn forward(transform: ColourTransform, planes: &mut [Vec<i32>]) {
+    let [a, b, c, ..] = planes else { return };
+    let rows = a
+        .par_chunks_mut(CHUNK)
+        .zip(b.par_chunks_mut(CHUNK))
+        .zip(c.par_chunks_mut(CHUNK));
+    match transform {
+        ColourTransform::None => {}
+        ColourTransform::Rct => rows.for_each(|((r, g), b)| {
+            for ((r, g), b) in r.iter_mut().zip(g.iter_mut()).zip(b.iter_mut()) {
+                let (rv, gv, bv) = (*r, *g, *b);
+                *r = (rv.wrapping_add(gv.wrapping_mul(2)).wrapping_add(bv)) >> 2;
+                *g = bv.wrapping_sub(gv);
+                *b = rv.wrapping_sub(gv);
+            }
+        }),
+        ColourTransform::Ict => rows.for_each(|((r, g), b)| {
+            for ((r, g), b) in r.iter_mut().zip(g.iter_mut()).zip(b.iter_mut()) {
+                let x = [*r as i64, *g as i64, *b as i64];
+                let row = |m: [i64; 3]| {
+                    saturate((m[0] * x[0] + m[1] * x[1] + m[2] * x[2] + HALF_Q14) >> 14)
+                };
+                *r = row(ICT_FORWARD[0]);
+                *g = row(ICT_FORWARD[1]);
+                *b = row(ICT_FORWARD[2]);
+            }
+        }),
+    }
+}
+
+/// Inverse colour transform of the first three planes, in place. Any input
+/// is accepted (decoded data is untrusted): arithmetic wraps or saturates.
+pub fn inverse(transform: ColourTransform, planes: &mut [Vec<i32>]) {
+    let [a, b, c, ..] = planes else { return };
+    let rows = a
+        .par_chunks_mut(CHUNK)
+        .zip(b.par_chunks_mut(CHUNK))
+        .zip(c.par_chunks_mut(CHUNK));
+    match transform {
+        ColourTransform::None => {}
+        ColourTransform::Rct => rows.for_each(|((y, cb), cr)| {
+            for ((y, cb), cr) in y.iter_mut().zip(cb.iter_mut()).zip(cr.iter_mut()) {
+                let g = y.wrapping_sub(cb.wrapping_add(*cr) >> 2);
+                let (r, b) = (cr.wrapping_add(g), cb.wrapping_add(g));
+                (*y, *cb, *cr) = (r, g, b);
+            }
+        }),
+        ColourTransform::Ict => rows.for_each(|((y, cb), cr)| {
+            for ((y, cb), cr) in y.iter_mut().zip(cb.iter_mut()).zip(cr.iter_mut()) {
+                let (yv, cbv, crv) = (*y as i64, *cb as i64, *cr as i64);
+                let r = yv + ((ICT_CR_R * crv + HALF_Q14) >> 14);
+                let g = yv + ((-ICT_CB_G * cbv - ICT_CR_G * crv + HALF_Q14) >> 14);
+                let b = yv + ((ICT_CB_B * cbv + HALF_Q14) >> 14);
+                (*y, *cb, *cr) = (saturate(r), saturate(g), saturate(b));
+            }
+        }),
+    }
+}
+
+/// How much squared error in each transformed component becomes in the
+/// image: the squared norms of the synthesis matrix's columns (the error of
+/// a fourth, untransformed component counts once).
+pub fn component_weights(transform: ColourTransform) -> [f64; 4] {
+    let q = |v: i64| v as f64 / 16384.0;
+    match transform {
+        ColourTransform::None => [1.0; 4],
+        ColourTransform::Rct => [3.0, 11.0 / 16.0, 11.0 / 16.0, 1.0],
+        ColourTransform::Ict => [
+            3.0,
+            q(ICT_CB_G).powi(2) + q(ICT_CB_B).powi(2),
+            q(ICT_CR_R).powi(2) + q(ICT_CR_G).powi(2),
+            1.0,
+        ],
+    }
+}
+
+/// Samples to transform input: level shift (unsigned samples become
+/// centred on 0), then `fraction_bits` fractional bits, in place.
+pub fn shift_in(plane: &mut [i32], bit_depth: u8, signed: bool, fraction_bits: u8) {
+    let offset = if signed { 0 } else { 1i32 << (bit_depth - 1) };
+    plane.par_chunks_mut(CHUNK).for_each(|chunk| {
+        for v in chunk {
+            *v = (*v - offset) << fraction_bits;
+        }
+    });
+}
+
+/// Inverse of [`shift_in`]: rounds the fractional bits away, undoes the
+/// level shift and clamps to the sample range.
+pub fn shift_out(plane: &mut [i32], bit_depth: u8, signed: bool, fraction_bits: u8) {
+    let (lo, hi) = sample_range(bit_depth, signed);
+    let offset = if signed { 0 } else { 1i64 << (bit_depth - 1) };
+    let half = if fraction_bits == 0 {
+        0
+    } else {
+        1i64 << (fraction_bits - 1)
+    };
+    plane.par_chunks_mut(CHUNK).for_each(|chunk| {
+        for v in chunk {
+            let x = ((*v as i64 + half) >> fraction_bits) + offset;
+            *v = x.clamp(lo as i64, hi as i64) as i32;
+        }
+    });
+}
+
+/// Smallest and largest sample of a bit depth.
+pub fn sample_range(bit_depth: u8, signed: bool) -> (i32, i32) {
+    if signed {
+        (-(1 << (bit_depth - 1)), (1 << (bit_depth - 1)) - 1)
+    } else {
+        (0, (1 << bit_depth) - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rct_is_reversible_on_extreme_values() {
+        let vals = [-32768, -32767, -1, 0, 1, 255, 32767];
+        let mut planes = vec![Vec::new(), Vec::new(), Vec::new()];
+        for &r in &vals {
+            for &g in &vals {
+                for &b in &vals {
+                    planes[0].push(r);
+                    planes[1].push(g);
+                    planes[2].push(b);
+                }
+            }
+        }
+        let original = planes.clone();
+        forward(ColourTransform::Rct, &mut planes);
+        inverse(ColourTransform::Rct, &mut planes);
+        assert_eq!(planes, original);
+    }
+
+    #[test]
+    fn ict_round_trip_error_is_small_with_fraction_bits() {
+        let mut planes = vec![vec![0i32; 4096]; 3];
+        for i in 0..4096 {
+            planes[0][i] = ((i * 37) % 256) as i32;
+            planes[1][i] = ((i * 101) % 256) as i32;
+            planes[2][i] = ((i * 7) % 256) as i32;
+        }
+        let original = planes.clone();
+        for p in planes.iter_mut() {
+            shift_in(p, 8, false, 4);
+        }
+        forward(ColourTransform::Ict, &mut planes);
+        inverse(ColourTransform::Ict, &mut planes);
+        for p in planes.iter_mut() {
+            shift_out(p, 8, false, 4);
+        }
+        let worst = planes
+            .iter()
+            .flatten()
+            .zip(original.iter().flatten())
+            .map(|(a, b)| (a - b).abs())
+            .max();
+        assert!(worst <= Some(1), "worst {worst:?}");
+        // Grey stays grey: chroma of R = G = B is 0.
+        let mut grey = vec![vec![100 << 4], vec![100 << 4], vec![100 << 4]];
+        forward(ColourTransform::Ict, &mut grey);
+        assert_eq!((grey[0][0], grey[1][0], grey[2][0]), (100 << 4, 0, 0));
+    }
+}

@@ -1,0 +1,646 @@
+//! The encoder pipeline (docs/codec.md, "Encoder").
+
+use std::time::Instant;
+
+use wavelane_core::bpc::{Mode, ProbabilityTables};
+use wavelane_core::dwt::{gains, max_levels, Wavelet};
+
+use super::codeblocks::{codeblocks, BlockGeometry};
+use super::colour;
+use super::distortion;
+use super::early;
+use super::entropy;
+use super::file::write_file;
+use super::format::{ColourTransform, MAX_FRACTION_BITS};
+use super::header::{Header, QuantStep, Tables};
+use super::index::{se_bits, ue_bits, BlockIndex};
+use super::quant::{self, UNIT_STEP};
+use super::rate::{allocate, Allocation, BlockPasses, LayerTarget, SizeModel};
+use super::tables;
+use super::transform::{self, Coefficients};
+use super::{decode, CodecError, DecodeOptions, Image};
+use crate::backend::Backend;
+use crate::bpc::CodeblockBatch;
+
+/// What the encoder aims for.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateTarget {
+    /// Bit-exact reconstruction (5/3, RCT, every pass).
+    Lossless,
+    /// At most this many bits per pixel for the whole file.
+    Bpp(f64),
+    /// The smallest file whose PSNR reaches this (dB).
+    Psnr(f64),
+    /// Every pass of the lossy quantization (quality set by the step).
+    AllPasses,
+}
+
+/// Which probability tables to code with.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum TableChoice {
+    /// The wavelane preset of the path (lossless or lossy).
+    #[default]
+    Default,
+    /// A built-in preset by id ([`super::tables`]).
+    Preset(u8),
+    /// These tables, embedded in the file.
+    Custom(ProbabilityTables),
+    /// Tables trained on the image itself, embedded in the file (3-6 KB of
+    /// header; pays off on large images).
+    Trained,
+}
+
+/// Encoder settings; `None` fields take the documented defaults.
+#[derive(Debug, Clone)]
+pub struct EncodeOptions {
+    /// Rate or quality target.
+    pub target: RateTarget,
+    /// Wavelet (default: 5/3 lossless, fixed-point 9/7 lossy).
+    pub wavelet: Option<Wavelet>,
+    /// Decomposition levels (default `min(5, max for the size)`).
+    pub levels: Option<u8>,
+    /// BPC-PaCo passes per bitplane, 2 or 3.
+    pub passes: u8,
+    /// Quality layers, 1..=32.
+    pub layers: u8,
+    /// Codeblock height, 1..=256.
+    pub codeblock_height: u16,
+    /// Colour transform (default: RCT lossless, ICT lossy, with >= 3 components).
+    pub colour: Option<ColourTransform>,
+    /// Probability tables.
+    pub tables: TableChoice,
+    /// Predict which low bitplanes rate control will drop and do not code
+    /// them (lossy targets only; see docs/codec.md).
+    pub early_termination: bool,
+    /// Base quantization step in sample units (default `2^(bit_depth-8)`).
+    pub base_step: Option<f64>,
+    /// Fractional bits through the transform (default: 0 lossless, else up
+    /// to 4 as the sample range allows).
+    pub fraction_bits: Option<u8>,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            target: RateTarget::Lossless,
+            wavelet: None,
+            levels: None,
+            passes: 2,
+            layers: 1,
+            codeblock_height: 64,
+            colour: None,
+            tables: TableChoice::Default,
+            early_termination: false,
+            base_step: None,
+            fraction_bits: None,
+        }
+    }
+}
+
+impl EncodeOptions {
+    /// Lossless with every default.
+    pub fn lossless() -> Self {
+        EncodeOptions::default()
+    }
+
+    /// `bpp` bits per pixel with every default.
+    pub fn bpp(bpp: f64) -> Self {
+        EncodeOptions {
+            target: RateTarget::Bpp(bpp),
+            ..EncodeOptions::default()
+        }
+    }
+}
+
+/// Seconds spent per stage.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct StageTimes {
+    /// Level shift, colour transform and DWT.
+    pub transform: f64,
+    /// Quantization and codeblock set-up (and early-termination analysis).
+    pub quantize: f64,
+    /// BPC-PaCo coding of every codeblock.
+    pub entropy: f64,
+    /// PCRD-Opt and file assembly (and PSNR refinement decodes).
+    pub rate: f64,
+    /// Everything.
+    pub total: f64,
+}
+
+/// What the encoder did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EncodeReport {
+    /// Where it ran.
+    pub backend: String,
+    /// File size.
+    pub bytes: usize,
+    /// Bits per pixel of the file.
+    pub bpp: f64,
+    /// File size through each layer.
+    pub layer_bytes: Vec<u64>,
+    /// PSNR the rate-control model predicts (lossy), dB.
+    pub estimated_psnr: Option<f64>,
+    /// PSNR measured by decoding (only `--psnr` targets decode), dB.
+    pub measured_psnr: Option<f64>,
+    /// Wavelet name.
+    pub wavelet: &'static str,
+    /// Decomposition levels.
+    pub levels: u8,
+    /// Codeblocks.
+    pub codeblocks: usize,
+    /// Coding passes run over all codeblocks.
+    pub passes_coded: u64,
+    /// Bitplanes early termination skipped, over all codeblocks.
+    pub bitplanes_skipped: u64,
+    /// Seconds per stage.
+    pub seconds: StageTimes,
+}
+
+/// An encoded file and its report.
+#[derive(Debug, Clone)]
+pub struct Encoded {
+    /// The `.wl` bytes.
+    pub bytes: Vec<u8>,
+    /// What happened.
+    pub report: EncodeReport,
+}
+
+/// Resolved coding parameters (the header without its steps' origin).
+struct Plan {
+    header: Header,
+    lossless: bool,
+}
+
+fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
+    let opt = |m: String| Err(CodecError::Options(m));
+    let lossless = o.target == RateTarget::Lossless;
+    match o.target {
+        RateTarget::Bpp(b) if !(b > 0.0 && b.is_finite()) => {
+            return opt(format!("--bpp {b} must be > 0"))
+        }
+        RateTarget::Psnr(p) if !(p > 0.0 && p.is_finite()) => {
+            return opt(format!("--psnr {p} must be > 0"))
+        }
+        _ => {}
+    }
+    let wavelet = o.wavelet.unwrap_or(if lossless {
+        Wavelet::Cdf53
+    } else {
+        Wavelet::Fixed97
+    });
+    if lossless && wavelet != Wavelet::Cdf53 {
+        return opt("lossless coding needs the 5/3 wavelet".into());
+    }
+    let max = max_levels(image.width, image.height).min(super::format::MAX_LEVELS as u32) as u8;
+    let levels = o
+        .levels
+        .unwrap_or(5)
+        .min(if o.levels.is_some() { u8::MAX } else { max });
+    if levels > max {
+        return opt(format!(
+            "{levels} levels: a {}x{} image allows at most {max}",
+            image.width, image.height
+        ));
+    }
+    let three = image.components() >= 3;
+    let colour = o.colour.unwrap_or(match (three, lossless) {
+        (false, _) => ColourTransform::None,
+        (true, true) => ColourTransform::Rct,
+        (true, false) => ColourTransform::Ict,
+    });
+    if colour != ColourTransform::None && !three {
+        return opt("a colour transform needs at least 3 components".into());
+    }
+    if lossless && colour == ColourTransform::Ict {
+        return opt("the ICT is irreversible; lossless coding uses the RCT or none".into());
+    }
+    let integer_exact = wavelet == Wavelet::Cdf53;
+    let fraction_bits = match o.fraction_bits {
+        Some(f) if integer_exact && f > 0 => {
+            return opt("the 5/3 path carries no fractional bits".into())
+        }
+        Some(f) if f > MAX_FRACTION_BITS => return opt(format!("{f} fractional bits (at most 8)")),
+        Some(f) => f,
+        None if integer_exact => 0,
+        // Keep 16-bit samples, the colour transform and the transform's gain
+        // well below the coder's 2^28 limit.
+        None => (24i32 - image.bit_depth as i32 - (levels as i32 * 3 + 4) / 5).clamp(0, 4) as u8,
+    };
+    let mode = Mode::from_passes(o.passes).ok_or(CodecError::Options(format!(
+        "--passes {} (2 or 3)",
+        o.passes
+    )))?;
+    let default = if lossless {
+        tables::PRESET_LOSSLESS
+    } else {
+        tables::PRESET_LOSSY
+    };
+    let tables = match &o.tables {
+        // Trained tables replace these once the codeblocks exist.
+        TableChoice::Default | TableChoice::Trained => Tables::Preset(default, mode),
+        TableChoice::Preset(id) if tables::preset(*id, mode).is_some() => Tables::Preset(*id, mode),
+        TableChoice::Preset(id) => return opt(format!("no probability-table preset {id}")),
+        TableChoice::Custom(t) if t.mode() != mode => {
+            return opt("the probability tables are for the other pass mode".into())
+        }
+        TableChoice::Custom(t) => Tables::Embedded(Box::new(t.clone())),
+    };
+    let steps = if integer_exact {
+        vec![QuantStep::ONE; 1 + 3 * levels as usize]
+    } else {
+        let mut base = o.base_step.unwrap_or((image.bit_depth as f64 - 8.0).exp2());
+        if let RateTarget::Psnr(p) = o.target {
+            // Full-rate quantization noise a quarter of the target's.
+            let peak = ((1u32 << image.bit_depth) - 1) as f64;
+            let mse = peak * peak / 10f64.powf(p / 10.0);
+            base = base.min((12.0 * mse).sqrt() / 2.0);
+        }
+        if !(base > 0.0 && base.is_finite()) {
+            return opt(format!("quantization step {base} must be > 0"));
+        }
+        let scale = base * (fraction_bits as f64).exp2();
+        wavelane_core::dwt::subbands(image.width, image.height, levels as u32)
+            .map_err(|e| CodecError::Options(e.to_string()))?
+            .map(|b| {
+                QuantStep::from_value(
+                    scale / gains::subband_norm(wavelet, b.level as u32, b.orientation),
+                )
+            })
+            .collect()
+    };
+    if !(1..=super::format::MAX_LAYERS).contains(&o.layers) {
+        return opt(format!("{} layers (1..=32)", o.layers));
+    }
+    let header = Header {
+        width: image.width as u32,
+        height: image.height as u32,
+        components: image.components() as u8,
+        bit_depth: image.bit_depth,
+        signed: image.signed,
+        colour,
+        wavelet,
+        levels,
+        codeblock_height: o.codeblock_height,
+        tables,
+        fraction_bits,
+        layers: o.layers,
+        block_shifts: o.early_termination && !lossless,
+        steps: vec![steps],
+    };
+    header.validate()?;
+    Ok(Plan { header, lossless })
+}
+
+/// Squared-error weight of one index unit of a block: step², synthesis
+/// energy of its subband, colour weight, fractional bits.
+pub(crate) fn block_weight(header: &Header, b: &BlockGeometry) -> f64 {
+    let step = header.step(b.component as usize, b.band as usize).value();
+    let energy = gains::subband_energy(header.wavelet, b.level as u32, b.orientation);
+    let colour = colour::component_weights(header.colour)[b.component as usize];
+    step * step * energy * colour / (4f64).powi(header.fraction_bits as i32)
+}
+
+/// The encoder's front half: checked parameters, codeblocks, their
+/// quantization indices as one batch, the transform coefficients and the
+/// full-rate quantization noise estimate.
+struct Front {
+    header: Header,
+    lossless: bool,
+    blocks: Vec<BlockGeometry>,
+    batch: CodeblockBatch,
+    coefficients: Coefficients,
+    noise: f64,
+}
+
+fn front(
+    image: &Image,
+    options: &EncodeOptions,
+    backend: &Backend,
+    seconds: &mut StageTimes,
+) -> Result<Front, CodecError> {
+    image.validate()?;
+    let Plan {
+        mut header,
+        lossless,
+    } = plan(image, options)?;
+    let (w, h, comps) = (image.width, image.height, image.components());
+    let levels = header.levels as u32;
+    let t = Instant::now();
+    let mut planes = image.planes.clone();
+    for p in planes.iter_mut() {
+        colour::shift_in(p, header.bit_depth, header.signed, header.fraction_bits);
+    }
+    colour::forward(header.colour, &mut planes);
+    let coefficients = transform::forward(planes, header.wavelet, w, h, levels, backend)?;
+    seconds.transform = t.elapsed().as_secs_f64();
+    let blocks = codeblocks(w, h, comps, levels, header.codeblock_height as usize);
+    let (indices, noise) = quantize(&header, &coefficients, &blocks);
+    let batch = entropy::batch(&header, &blocks, indices);
+    if options.tables == TableChoice::Trained {
+        let mut trainer = crate::bpc::train::Trainer::new(header.mode());
+        trainer.add_batch(&batch)?;
+        header.tables = Tables::Embedded(Box::new(trainer.tables()));
+    }
+    Ok(Front {
+        header,
+        lossless,
+        blocks,
+        batch,
+        coefficients,
+        noise,
+    })
+}
+
+/// The quantization indices of every codeblock of `image` as `options`
+/// would code them (for training probability tables).
+pub(crate) fn codeblock_batch(
+    image: &Image,
+    options: &EncodeOptions,
+) -> Result<CodeblockBatch, CodecError> {
+    Ok(front(image, options, &Backend::Cpu, &mut StageTimes::default())?.batch)
+}
+
+/// Encodes `image`.
+pub fn encode(
+    image: &Image,
+    options: &EncodeOptions,
+    backend: &Backend,
+) -> Result<Encoded, CodecError> {
+    let start = Instant::now();
+    let mut seconds = StageTimes::default();
+    let t = Instant::now();
+    let Front {
+        header,
+        lossless,
+        blocks,
+        mut batch,
+        coefficients,
+        noise,
+    } = front(image, options, backend, &mut seconds)?;
+    let (w, h) = (image.width, image.height);
+    let shifts = if header.block_shifts {
+        let peak = ((1u64 << header.bit_depth) - 1) as f64;
+        let target = match options.target {
+            RateTarget::Bpp(bpp) => LayerTarget::Bytes((bpp * (w * h) as f64 / 8.0) as u64),
+            RateTarget::Psnr(p) => {
+                let wanted = peak * peak * image.samples() as f64 / 10f64.powf(p / 10.0);
+                LayerTarget::Distortion((wanted - noise).max(0.0))
+            }
+            RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
+        };
+        early::choose_shifts(&header, &blocks, &mut batch, target, backend)?
+    } else {
+        vec![0; blocks.len()]
+    };
+    // Rate decisions need the real-valued decreases (see `distortion`);
+    // lossless and full-rate files include everything anyway.
+    let real = matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_))
+        .then(|| distortion::block_distortions(&header, &coefficients, &blocks, &batch, &shifts));
+    drop(coefficients);
+    seconds.quantize = t.elapsed().as_secs_f64() - seconds.transform;
+
+    let t = Instant::now();
+    let coded = entropy::encode(&header, &mut batch, &shifts, backend)?;
+    drop(batch);
+    seconds.entropy = t.elapsed().as_secs_f64();
+
+    let t = Instant::now();
+    let mut index = BlockIndex::new(blocks.len(), header.layers as usize);
+    index.tops.clone_from(&coded.encoded.tops);
+    index.shifts = shifts;
+    let mut passes = Vec::with_capacity(blocks.len());
+    let mut total = 0.0;
+    let mut noise_real = 0.0;
+    for (i, b) in blocks.iter().enumerate() {
+        let weight = block_weight(&header, b) * (4f64).powi(index.shifts[i] as i32);
+        let records = &coded.records[i];
+        let decrease: Vec<f64> = match &real {
+            Some(real) => {
+                let d = distortion::pass_decreases(records, &real[i], weight);
+                let energy = real[i].energy * weight;
+                noise_real += energy - d.last().copied().unwrap_or(0.0);
+                total += energy;
+                d
+            }
+            None => {
+                let mut acc = 0.0;
+                let d: Vec<f64> = records
+                    .iter()
+                    .map(|r| {
+                        acc += r.distortion_decrease as f64 * weight;
+                        acc
+                    })
+                    .collect();
+                total += acc;
+                d
+            }
+        };
+        passes.push(BlockPasses {
+            codewords: records.iter().map(|r| r.codewords).collect(),
+            decrease,
+            resolution: b.resolution as usize,
+        });
+    }
+    // With real-valued decreases the distortion left after every pass is
+    // known exactly (it replaces the quantizer's estimate).
+    let noise = if real.is_some() { noise_real } else { noise };
+    let total = if real.is_some() { total - noise } else { total };
+    let model = size_model(&header, &index)?;
+    let samples = image.samples() as f64;
+    let peak = ((1u64 << header.bit_depth) - 1) as f64;
+    let to_psnr = |d: f64| 10.0 * (peak * peak * samples / d.max(f64::MIN_POSITIVE)).log10();
+    let layers = header.layers as usize;
+    let words: Vec<&[u16]> = (0..blocks.len())
+        .map(|i| coded.encoded.block(i).1)
+        .collect();
+    let write = |alloc: &Allocation, index: &mut BlockIndex| {
+        index.counts.clone_from(&alloc.counts);
+        write_file(&header, index, &words)
+    };
+
+    let full = || {
+        allocate(
+            &passes,
+            &[LayerTarget::All],
+            SizeModel { layers: 1, ..model },
+            total,
+        )
+    };
+    let geometric = |last: LayerTarget| -> Vec<LayerTarget> {
+        (0..layers)
+            .map(|l| {
+                let k = (layers - 1 - l) as i32;
+                match last {
+                    LayerTarget::Bytes(b) => LayerTarget::Bytes((b as f64 / 2f64.powi(k)) as u64),
+                    LayerTarget::Distortion(d) => LayerTarget::Distortion(d * 2f64.powi(k)),
+                    LayerTarget::All if k == 0 => LayerTarget::All,
+                    LayerTarget::All => {
+                        let all = full().bytes[0] as f64;
+                        LayerTarget::Bytes((all / 2f64.powi(k)) as u64)
+                    }
+                }
+            })
+            .collect()
+    };
+    let mut measured_psnr = None;
+    let (bytes, alloc) = match options.target {
+        RateTarget::Lossless | RateTarget::AllPasses => {
+            let alloc = allocate(&passes, &geometric(LayerTarget::All), model, total);
+            (write(&alloc, &mut index)?, alloc)
+        }
+        RateTarget::Bpp(bpp) => {
+            let budget = (bpp * (w * h) as f64 / 8.0).floor() as u64;
+            let alloc = allocate(
+                &passes,
+                &geometric(LayerTarget::Bytes(budget)),
+                model,
+                total,
+            );
+            (write(&alloc, &mut index)?, alloc)
+        }
+        RateTarget::Psnr(target) => {
+            let wanted = peak * peak * samples / 10f64.powf(target / 10.0);
+            let mut goal = wanted;
+            let mut best: Option<(Vec<u8>, Allocation, f64)> = None;
+            for _ in 0..4 {
+                let limit = (goal - noise).max(0.0);
+                let alloc = allocate(
+                    &passes,
+                    &geometric(LayerTarget::Distortion(limit)),
+                    model,
+                    total,
+                );
+                let bytes = write(&alloc, &mut index)?;
+                let decoded = decode(&bytes, &DecodeOptions::default(), backend)?.image;
+                let measured = super::psnr(image, &decoded).unwrap_or(0.0);
+                let better = match &best {
+                    None => true,
+                    Some((b, _, p)) => {
+                        let (ok, best_ok) = (measured >= target, *p >= target);
+                        (ok && (!best_ok || bytes.len() < b.len()))
+                            || (!ok && !best_ok && measured > *p)
+                    }
+                };
+                if better {
+                    best = Some((bytes, alloc, measured));
+                }
+                if (measured - target).abs() < 0.05 || limit == 0.0 && measured < target {
+                    break;
+                }
+                // The model's distortion is off by a factor: aim by the measured one.
+                let actual = peak * peak * samples / 10f64.powf(measured / 10.0);
+                goal = (goal * wanted / actual.max(f64::MIN_POSITIVE)).max(0.0);
+            }
+            let (bytes, alloc, measured) = best.expect("at least one iteration");
+            measured_psnr = Some(measured);
+            (bytes, alloc)
+        }
+    };
+    seconds.rate = t.elapsed().as_secs_f64();
+    seconds.total = start.elapsed().as_secs_f64();
+    let estimated_psnr = (!lossless)
+        .then(|| to_psnr(alloc.remaining.last().copied().unwrap_or(0.0).max(0.0) + noise));
+    let report = EncodeReport {
+        backend: backend.describe(),
+        bytes: bytes.len(),
+        bpp: bytes.len() as f64 * 8.0 / (w * h) as f64,
+        layer_bytes: alloc.bytes.clone(),
+        estimated_psnr,
+        measured_psnr,
+        wavelet: super::format::wavelet_name(header.wavelet),
+        levels: header.levels,
+        codeblocks: blocks.len(),
+        passes_coded: coded.records.iter().map(|r| r.len() as u64).sum(),
+        bitplanes_skipped: index.shifts.iter().map(|&s| s as u64).sum(),
+        seconds,
+    };
+    Ok(Encoded { bytes, report })
+}
+
+/// The truncation-independent parts of the file size.
+fn size_model(header: &Header, index: &BlockIndex) -> Result<SizeModel, CodecError> {
+    let mut fixed = Vec::new();
+    header.write(&mut fixed)?;
+    let mut bits = 0u64;
+    let mut prev = 0i32;
+    for (i, top) in index.tops.iter().enumerate() {
+        let code = top.map_or(0, |m| m as i32 + 1);
+        bits += se_bits(code - prev);
+        prev = code;
+        if code != 0 && header.block_shifts {
+            bits += ue_bits(index.shifts[i] as u32);
+        }
+    }
+    Ok(SizeModel {
+        fixed_bytes: fixed.len() as u64 + 4 + 4,
+        fixed_index_bits: bits,
+        layers: header.layers as usize,
+        resolutions: header.levels as usize + 1,
+    })
+}
+
+/// Quantizes every coefficient into one array of `components x width x
+/// height` indices (component planes back to back, Mallat layout); returns
+/// it with the squared error of a full-rate reconstruction, weighted like
+/// rate control's distortion.
+fn quantize(
+    header: &Header,
+    coefficients: &Coefficients,
+    blocks: &[BlockGeometry],
+) -> (Vec<i32>, f64) {
+    use rayon::prelude::*;
+    let (w, h) = (header.width as usize, header.height as usize);
+    let plane = w * h;
+    let mut out = vec![0i32; plane * header.components as usize];
+    // Blocks tile the planes: quantizing the blocks that cover each row
+    // covers every coefficient once.
+    let mut by_row: Vec<Vec<u32>> = vec![Vec::new(); h * header.components as usize];
+    for (i, b) in blocks.iter().enumerate() {
+        for y in b.rect.y..b.rect.y + b.rect.height {
+            by_row[b.component as usize * h + y].push(i as u32);
+        }
+    }
+    let noise: f64 = out
+        .par_chunks_mut(w)
+        .enumerate()
+        .map(|(row, dst)| {
+            let (c, y) = (row / h, row % h);
+            let mut noise = 0.0;
+            for b in by_row[row].iter().map(|&i| &blocks[i as usize]) {
+                let q16 = header.step(c, b.band as usize).q16();
+                let half = quant::half_bin(q16, 0);
+                let weight = block_weight(header, b);
+                let span = b.rect.x..b.rect.x + b.rect.width;
+                let mut err = 0.0;
+                match coefficients {
+                    Coefficients::Int(p) => {
+                        let src = &p[c][y * w..(y + 1) * w];
+                        for x in span {
+                            let q = if q16 == UNIT_STEP {
+                                src[x]
+                            } else {
+                                quant::quantize_i32(src[x], q16)
+                            };
+                            let e = (src[x] - quant::dequantize_i32(q, 0, q16, half)) as f64;
+                            err += e * e;
+                            dst[x] = q;
+                        }
+                    }
+                    Coefficients::Float(p) => {
+                        let src = &p[c][y * w..(y + 1) * w];
+                        for x in span {
+                            let q = quant::quantize_f32(src[x], q16);
+                            let e = (src[x] - quant::dequantize_f32(q, 0, q16, half)) as f64;
+                            err += e * e;
+                            dst[x] = q;
+                        }
+                    }
+                }
+                noise += err * weight / (header.step(c, b.band as usize).value().powi(2));
+            }
+            noise
+        })
+        .sum();
+    (out, noise)
+}

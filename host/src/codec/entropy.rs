@@ -1,0 +1,242 @@
+//! The codec's adapter to the BPC-PaCo drivers of [`crate::bpc`]: lays the
+//! quantization indices of every component out as one
+//! [`CodeblockBatch`] (component planes back to back, each codeblock a
+//! strided view of its plane) and codes it on the chosen backend.
+//!
+//! Blocks whose lowest `s` bitplanes were dropped (early termination) are
+//! coded with the tables shifted down by `s` rows, so that every bitplane
+//! keeps the probabilities of its true bitplane number: the stream of such
+//! a block is then the stream of the unshifted block cut after bitplane
+//! `s` (up to the final flush of the lanes' open codewords).
+
+use wavelane_core::bpc::{Decoded, GroupTables, PassRecord, ProbabilityTables, TABLE_BITPLANES};
+
+use super::codeblocks::BlockGeometry;
+use super::header::Header;
+use super::CodecError;
+use crate::backend::Backend;
+use crate::bpc::{cpu, BlockDesc, CodeblockBatch, EncodedBatch};
+
+/// Every codeblock's codewords and pass records.
+pub(crate) struct Coded {
+    /// Tops and codewords.
+    pub encoded: EncodedBatch,
+    /// Per-pass records of each block.
+    pub records: Vec<Vec<PassRecord>>,
+}
+
+/// Descriptors of `blocks` in planes of `plane_width x plane_height`
+/// (stride `plane_width`), component planes back to back.
+pub(crate) fn descriptors(
+    blocks: &[BlockGeometry],
+    plane_width: usize,
+    plane_height: usize,
+) -> Vec<BlockDesc> {
+    blocks
+        .iter()
+        .map(|b| BlockDesc {
+            offset: b.component as usize * plane_width * plane_height
+                + b.rect.y * plane_width
+                + b.rect.x,
+            stride: plane_width,
+            width: b.rect.width,
+            height: b.rect.height,
+            group: b.group(),
+        })
+        .collect()
+}
+
+/// The batch of all blocks over the full-size index planes.
+pub(crate) fn batch(
+    header: &Header,
+    blocks: &[BlockGeometry],
+    indices: Vec<i32>,
+) -> CodeblockBatch {
+    let (w, h) = (header.width as usize, header.height as usize);
+    CodeblockBatch {
+        coefficients: indices,
+        blocks: descriptors(blocks, w, h),
+    }
+}
+
+/// `tables` with every row moved down by `shift` bitplanes (rows above the
+/// table get the untabled probability, as bitplanes >= 15 do).
+pub(crate) fn shifted_tables(tables: &ProbabilityTables, shift: u8) -> ProbabilityTables {
+    let s = shift as usize;
+    let mut groups: [GroupTables; wavelane_core::bpc::GROUPS] = tables.groups().clone();
+    for (g, src) in groups.iter_mut().zip(tables.groups()) {
+        *g = GroupTables::UNIFORM;
+        for j in 0..TABLE_BITPLANES.saturating_sub(s) {
+            g.sig[j] = src.sig[j + s];
+            g.sign[j] = src.sign[j + s];
+            g.refine[j] = src.refine[j + s];
+            g.cp_sig[j] = src.cp_sig[j + s];
+            g.cp_sign[j] = src.cp_sign[j + s];
+        }
+    }
+    ProbabilityTables::new(tables.mode(), groups).expect("rows of valid tables are valid")
+}
+
+/// Groups block indices by shift: `(shift, blocks)` in increasing shift.
+fn by_shift(shifts: &[u8]) -> Vec<(u8, Vec<usize>)> {
+    let mut groups: Vec<(u8, Vec<usize>)> = Vec::new();
+    for (i, &s) in shifts.iter().enumerate() {
+        match groups.iter_mut().find(|g| g.0 == s) {
+            Some(g) => g.1.push(i),
+            None => groups.push((s, vec![i])),
+        }
+    }
+    groups.sort_by_key(|g| g.0);
+    groups
+}
+
+fn encode_batch(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    backend: &Backend,
+) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), CodecError> {
+    // The GPU BPC-PaCo driver is not available yet: both backends code
+    // codeblocks on the CPU (same bytes by the equality promise).
+    let _ = backend;
+    Ok(cpu::encode_with_records(
+        batch,
+        tables,
+        cpu::CoreForm::Sequential,
+    )?)
+}
+
+/// Codes every block of `batch` with records; block `i` with the tables
+/// shifted by `shifts[i]`.
+pub(crate) fn encode(
+    header: &Header,
+    batch: &mut CodeblockBatch,
+    shifts: &[u8],
+    backend: &Backend,
+) -> Result<Coded, CodecError> {
+    let tables = header.tables.probability_tables();
+    let groups = by_shift(shifts);
+    if groups.len() <= 1 {
+        let shift = groups.first().map_or(0, |g| g.0);
+        let t = if shift == 0 {
+            tables.clone()
+        } else {
+            shifted_tables(tables, shift)
+        };
+        let (encoded, records) = encode_batch(batch, &t, backend)?;
+        return Ok(Coded { encoded, records });
+    }
+    let n = batch.blocks.len();
+    let mut parts: Vec<Option<(Option<u8>, Vec<u16>, Vec<PassRecord>)>> = vec![None; n];
+    for (shift, members) in groups {
+        // The sub-batch borrows the index array by moving it in and back.
+        let sub = CodeblockBatch {
+            coefficients: std::mem::take(&mut batch.coefficients),
+            blocks: members.iter().map(|&i| batch.blocks[i]).collect(),
+        };
+        let result = encode_batch(&sub, &shifted_tables(tables, shift), backend);
+        batch.coefficients = sub.coefficients;
+        let (encoded, mut records) = result?;
+        for (k, &i) in members.iter().enumerate() {
+            let (top, words) = encoded.block(k);
+            parts[i] = Some((top, words.to_vec(), std::mem::take(&mut records[k])));
+        }
+    }
+    let mut coded = Coded {
+        encoded: EncodedBatch {
+            tops: Vec::with_capacity(n),
+            offsets: vec![0],
+            codewords: Vec::new(),
+        },
+        records: Vec::with_capacity(n),
+    };
+    for part in parts {
+        let (top, words, records) = part.expect("every block is in one shift group");
+        coded.encoded.tops.push(top);
+        coded.encoded.codewords.extend_from_slice(&words);
+        coded.encoded.offsets.push(coded.encoded.codewords.len());
+        coded.records.push(records);
+    }
+    Ok(coded)
+}
+
+/// Decodes `encoded` into an array laid out like `like`, block `i` with
+/// the tables shifted by `shifts[i]`.
+pub(crate) fn decode(
+    header: &Header,
+    like: &CodeblockBatch,
+    encoded: &EncodedBatch,
+    shifts: &[u8],
+    backend: &Backend,
+) -> Result<(Vec<i32>, Vec<Decoded>), CodecError> {
+    let _ = backend;
+    let tables = header.tables.probability_tables();
+    let groups = by_shift(shifts);
+    if groups.len() <= 1 {
+        let shift = groups.first().map_or(0, |g| g.0);
+        let t = if shift == 0 {
+            tables.clone()
+        } else {
+            shifted_tables(tables, shift)
+        };
+        return Ok(cpu::decode(
+            like,
+            encoded,
+            &t,
+            None,
+            cpu::CoreForm::Sequential,
+        )?);
+    }
+    let mut out = vec![0i32; like.coefficients.len()];
+    let mut summaries: Vec<Option<Decoded>> = vec![None; like.blocks.len()];
+    for (shift, members) in groups {
+        // Compact layout per group: its blocks back to back.
+        let mut descs = Vec::with_capacity(members.len());
+        let mut len = 0;
+        for &i in &members {
+            let d = like.blocks[i];
+            descs.push(BlockDesc {
+                offset: len,
+                stride: d.width,
+                ..d
+            });
+            len += d.width * d.height;
+        }
+        let sub_like = CodeblockBatch {
+            coefficients: vec![0; len],
+            blocks: descs,
+        };
+        let mut sub = EncodedBatch {
+            tops: Vec::new(),
+            offsets: vec![0],
+            codewords: Vec::new(),
+        };
+        for &i in &members {
+            let (top, words) = encoded.block(i);
+            sub.tops.push(top);
+            sub.codewords.extend_from_slice(words);
+            sub.offsets.push(sub.codewords.len());
+        }
+        let (values, decoded) = cpu::decode(
+            &sub_like,
+            &sub,
+            &shifted_tables(tables, shift),
+            None,
+            cpu::CoreForm::Sequential,
+        )?;
+        for (k, &i) in members.iter().enumerate() {
+            let (src, dst) = (sub_like.blocks[k], like.blocks[i]);
+            for y in 0..dst.height {
+                out[dst.offset + y * dst.stride..][..dst.width]
+                    .copy_from_slice(&values[src.offset + y * src.stride..][..src.width]);
+            }
+            summaries[i] = Some(decoded[k]);
+        }
+    }
+    Ok((
+        out,
+        summaries
+            .into_iter()
+            .map(|s| s.expect("every block is in one shift group"))
+            .collect(),
+    ))
+}

@@ -1,0 +1,318 @@
+//! The whole `.wl` file: main header (fixed part, steps, tables, codeblock
+//! index, segment CRC table, header CRC), then the data segments in
+//! resolution-major order (docs/format.md). [`write_file`] assembles one,
+//! [`Container::parse`] checks one and tells where every codeblock's
+//! codewords are.
+
+use super::codeblocks::{codeblock_count, codeblocks, BlockGeometry};
+use super::format::*;
+use super::header::{Cursor, Header};
+use super::index::BlockIndex;
+
+/// How strictly to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Most samples (width x height x components) to accept.
+    pub max_samples: u64,
+    /// Check the header and segment CRC-32s (turned off only to exercise
+    /// the deeper validation in robustness tests).
+    pub check_crc: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_samples: DEFAULT_MAX_SAMPLES,
+            check_crc: true,
+        }
+    }
+}
+
+/// One data segment: the codewords layer `layer` adds to every codeblock of
+/// resolution `resolution`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// Resolution (0 = LL).
+    pub resolution: usize,
+    /// Quality layer.
+    pub layer: usize,
+    /// Offset of its first byte in the file.
+    pub offset: u64,
+    /// Bytes (twice its codewords).
+    pub len: u64,
+    /// Its CRC-32 (0 for an empty segment, which has no table entry).
+    pub crc: u32,
+}
+
+/// A parsed file: the header, the index, and where everything lies.
+#[derive(Debug, Clone)]
+pub struct Container<'a> {
+    /// Coding parameters.
+    pub header: Header,
+    /// Per-block top bitplanes, shifts and layer counts.
+    pub index: BlockIndex,
+    /// Codeblocks in file order.
+    pub blocks: Vec<BlockGeometry>,
+    /// Segments in file order (resolution-major, then layer).
+    pub segments: Vec<Segment>,
+    /// Offset of each block's codewords inside each segment:
+    /// `block_offsets[i * layers + l]` bytes from the start of the file.
+    pub block_offsets: Vec<u64>,
+    /// Bytes of the main header (the data starts there).
+    pub header_len: usize,
+    /// The file's bytes (possibly a truncated prefix).
+    pub bytes: &'a [u8],
+    /// Bytes the complete file has.
+    pub full_len: u64,
+}
+
+fn segment_lengths(header: &Header, index: &BlockIndex, blocks: &[BlockGeometry]) -> Vec<u64> {
+    let layers = header.layers as usize;
+    let mut lens = vec![0u64; (header.levels as usize + 1) * layers];
+    for (i, b) in blocks.iter().enumerate() {
+        for (l, &c) in index.layer_counts(i).iter().enumerate() {
+            lens[b.resolution as usize * layers + l] += 2 * c as u64;
+        }
+    }
+    lens
+}
+
+/// Bytes of the main header for this header and index: what [`write_file`]
+/// will put before the data. Rate control uses the same pieces
+/// incrementally.
+pub fn main_header_len(header: &Header, index: &BlockIndex, nonempty_segments: usize) -> usize {
+    let mut fixed = Vec::new();
+    // Writing the fixed part cannot fail for a header the encoder built.
+    let _ = header.write(&mut fixed);
+    fixed.len() + 4 + index.packed_len(header.block_shifts) + 4 * nonempty_segments + 4
+}
+
+/// Assembles a file. `codewords[i]` holds at least the codewords the index
+/// gives block `i` over all layers.
+pub fn write_file(
+    header: &Header,
+    index: &BlockIndex,
+    codewords: &[&[u16]],
+) -> Result<Vec<u8>, FormatError> {
+    let blocks = codeblocks(
+        header.width as usize,
+        header.height as usize,
+        header.components as usize,
+        header.levels as u32,
+        header.codeblock_height as usize,
+    );
+    if blocks.len() != index.blocks()
+        || codewords.len() != blocks.len()
+        || index.layers != header.layers as usize
+    {
+        return Err(FormatError::Unrepresentable(format!(
+            "{} blocks in the image, {} in the index, {} codeword lists",
+            blocks.len(),
+            index.blocks(),
+            codewords.len()
+        )));
+    }
+    let layers = index.layers;
+    let mut out = Vec::new();
+    header.write(&mut out)?;
+    let packed = index.pack(header.block_shifts)?;
+    out.extend_from_slice(&(packed.len() as u32).to_le_bytes());
+    out.extend_from_slice(&packed);
+
+    // Data segments, built first so their CRCs can go into the header.
+    let mut starts = vec![0usize; blocks.len()];
+    let mut data = Vec::new();
+    let mut crcs = Vec::new();
+    let mut first = 0;
+    for r in 0..=header.levels as usize {
+        let end = first
+            + blocks[first..]
+                .iter()
+                .take_while(|b| b.resolution as usize == r)
+                .count();
+        for l in 0..layers {
+            let seg_start = data.len();
+            for i in first..end {
+                let n = index.counts[i * layers + l] as usize;
+                let words = codewords[i].get(starts[i]..starts[i] + n).ok_or_else(|| {
+                    FormatError::Unrepresentable(format!(
+                        "block {i} has fewer codewords than its index says"
+                    ))
+                })?;
+                for w in words {
+                    data.extend_from_slice(&w.to_be_bytes());
+                }
+                starts[i] += n;
+            }
+            if data.len() > seg_start {
+                crcs.push(crc32fast::hash(&data[seg_start..]));
+            }
+        }
+        first = end;
+    }
+    for crc in crcs {
+        out.extend_from_slice(&crc.to_le_bytes());
+    }
+    let header_len = out.len() + 4;
+    out[10..14].copy_from_slice(&(header_len as u32).to_le_bytes());
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(&data);
+    Ok(out)
+}
+
+impl<'a> Container<'a> {
+    /// Parses and checks the main header of `bytes` (which may be any
+    /// prefix of a file that holds the whole main header) and locates the
+    /// data. Segment CRCs are checked by [`Container::check_segment`].
+    pub fn parse(bytes: &'a [u8], options: ReadOptions) -> Result<Self, FormatError> {
+        let (header, header_len, mut pos) = Header::parse(bytes)?;
+        let samples = header.samples();
+        if samples > options.max_samples {
+            return Err(FormatError::TooLarge {
+                samples,
+                limit: options.max_samples,
+            });
+        }
+        let header_len = header_len as usize;
+        let min_len = pos + 4 + 4;
+        check_field(
+            "header_length",
+            header_len as u64,
+            header_len >= min_len,
+            "shorter than the header's own fields",
+        )?;
+        if header_len > bytes.len() {
+            return Err(FormatError::Truncated {
+                what: "main header",
+                needed: header_len as u64,
+                available: bytes.len() as u64,
+            });
+        }
+        if options.check_crc {
+            let stored = u32::from_le_bytes(
+                bytes[header_len - 4..header_len]
+                    .try_into()
+                    .expect("4 bytes"),
+            );
+            let computed = crc32fast::hash(&bytes[..header_len - 4]);
+            if stored != computed {
+                return Err(FormatError::HeaderCrc { stored, computed });
+            }
+        }
+        let head = &bytes[..header_len - 4];
+        let mut r = Cursor::new(head, "main header");
+        r.pos = pos;
+        let index_len = r.u32()? as usize;
+        let packed = r.take(index_len)?;
+        pos = r.pos;
+        let (w, h, c) = (
+            header.width as usize,
+            header.height as usize,
+            header.components as usize,
+        );
+        let (levels, cbh) = (header.levels as u32, header.codeblock_height as usize);
+        // Bounded by the sample budget: a block holds at least one sample.
+        let count = codeblock_count(w, h, c, levels, cbh);
+        if count > samples {
+            return Err(FormatError::Index("more codeblocks than samples".into()));
+        }
+        let blocks = codeblocks(w, h, c, levels, cbh);
+        let layers = header.layers as usize;
+        let index = BlockIndex::parse(packed, &blocks, layers, header.block_shifts)?;
+
+        let lens = segment_lengths(&header, &index, &blocks);
+        let nonempty = lens.iter().filter(|&&l| l > 0).count();
+        check_field(
+            "header_length",
+            header_len as u64,
+            header_len == pos + 4 * nonempty + 4,
+            "must end right after the segment CRC table and the header CRC",
+        )?;
+        let mut r = Cursor::new(head, "segment CRC table");
+        r.pos = pos;
+        let mut segments = Vec::with_capacity(lens.len());
+        let mut offset = header_len as u64;
+        for (k, &len) in lens.iter().enumerate() {
+            let crc = if len > 0 { r.u32()? } else { 0 };
+            segments.push(Segment {
+                resolution: k / layers,
+                layer: k % layers,
+                offset,
+                len,
+                crc,
+            });
+            offset += len;
+        }
+        let full_len = offset;
+        if bytes.len() as u64 > full_len {
+            return Err(FormatError::TrailingData(bytes.len() as u64 - full_len));
+        }
+        // Where each block's codewords start inside its segments.
+        let mut block_offsets = vec![0u64; blocks.len() * layers];
+        let mut cursor: Vec<u64> = segments.iter().map(|s| s.offset).collect();
+        for (i, b) in blocks.iter().enumerate() {
+            for l in 0..layers {
+                let k = b.resolution as usize * layers + l;
+                block_offsets[i * layers + l] = cursor[k];
+                cursor[k] += 2 * index.counts[i * layers + l] as u64;
+            }
+        }
+        Ok(Container {
+            header,
+            index,
+            blocks,
+            segments,
+            block_offsets,
+            header_len,
+            bytes,
+            full_len,
+        })
+    }
+
+    /// True when the bytes hold the whole file.
+    pub fn is_complete(&self) -> bool {
+        self.bytes.len() as u64 == self.full_len
+    }
+
+    /// Checks the CRC of segment `k` if all of it is present. Returns
+    /// whether it was complete (a segment cut by truncation cannot be
+    /// checked; its codewords are used as they are).
+    pub fn check_segment(&self, k: usize) -> Result<bool, FormatError> {
+        let s = self.segments[k];
+        let end = s.offset + s.len;
+        if end > self.bytes.len() as u64 {
+            return Ok(false);
+        }
+        let computed = crc32fast::hash(&self.bytes[s.offset as usize..end as usize]);
+        if computed != s.crc {
+            return Err(FormatError::SegmentCrc {
+                resolution: s.resolution,
+                layer: s.layer,
+                stored: s.crc,
+                computed,
+            });
+        }
+        Ok(true)
+    }
+
+    /// The codewords of block `i` in layers `0..layers` that are present in
+    /// the bytes (a prefix of them when the file is truncated).
+    pub fn block_codewords(&self, i: usize, layers: usize) -> Vec<u16> {
+        let total = self.index.codewords_through(i, layers) as usize;
+        let mut words = Vec::with_capacity(total);
+        for l in 0..layers.min(self.index.layers) {
+            let n = self.index.counts[i * self.index.layers + l] as u64;
+            let start = self.block_offsets[i * self.index.layers + l];
+            let end = (start + 2 * n).min(self.bytes.len() as u64);
+            if start < end {
+                let pairs = self.bytes[start as usize..end as usize].chunks_exact(2);
+                words.extend(pairs.map(|p| u16::from_be_bytes([p[0], p[1]])));
+            }
+            if (words.len() as u64) < self.index.codewords_through(i, l + 1) {
+                break; // truncated inside this layer: later layers cannot follow
+            }
+        }
+        words
+    }
+}

@@ -1,0 +1,332 @@
+//! PCRD-Opt rate control (Taubman 2000; seed 003 section 1.2).
+//!
+//! Each codeblock's coding passes give candidate truncation points with a
+//! cumulative rate (bytes of codewords) and a cumulative distortion
+//! decrease (squared error in the image, i.e. weighted by the subband's
+//! synthesis energy, the colour transform and the squared quantization
+//! step). Per block only the points on the upper convex hull of
+//! (rate, decrease) can be optimal; their slopes decrease strictly. For a
+//! threshold λ every block keeps its last hull point of slope > λ, which is
+//! the same as taking all hull segments of all blocks in order of
+//! decreasing slope. So rather than bisecting λ numerically, [`allocate`]
+//! sorts the segments once and walks them, with the exact file size (data,
+//! index bits, segment CRCs) updated incrementally, until the layer's
+//! target is reached; the walk for the next layer continues where the last
+//! one stopped, so layers are nested by construction.
+//!
+//! A byte target is then filled to within one codeword: BPC-PaCo streams
+//! can be cut after any codeword (the decoder stops at the first symbol
+//! whose codeword is missing), so the segment that no longer fits is
+//! included partially.
+
+use super::index::ue_bits;
+
+/// One block's passes as rate control sees them.
+#[derive(Debug, Clone, Default)]
+pub struct BlockPasses {
+    /// Codewords needed through each pass (non-decreasing).
+    pub codewords: Vec<u32>,
+    /// Cumulative weighted distortion decrease through each pass.
+    pub decrease: Vec<f64>,
+    /// Segment (resolution) this block's data goes to.
+    pub resolution: usize,
+}
+
+/// A point of a block's convex hull.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HullPoint {
+    /// Codewords through this point.
+    pub codewords: u32,
+    /// Cumulative decrease through this point.
+    pub decrease: f64,
+    /// Slope from the previous hull point (decrease per byte).
+    pub slope: f64,
+}
+
+/// The upper convex hull of `(2 * codewords, decrease)` from the origin:
+/// slopes strictly decreasing, every point a feasible truncation point.
+pub fn convex_hull(passes: &BlockPasses) -> Vec<HullPoint> {
+    let mut hull: Vec<HullPoint> = Vec::new();
+    for (&cw, &d) in passes.codewords.iter().zip(&passes.decrease) {
+        let (mut last_cw, mut last_d) = hull.last().map_or((0, 0.0), |p| (p.codewords, p.decrease));
+        if d <= last_d {
+            continue; // no gain over the last point: never worth its bytes
+        }
+        loop {
+            if cw <= last_cw {
+                hull.pop(); // same bytes, more gain: the last point is dominated
+            } else {
+                let slope = (d - last_d) / (2.0 * (cw - last_cw) as f64);
+                match hull.last() {
+                    Some(p) if slope >= p.slope => {
+                        hull.pop();
+                    }
+                    _ => {
+                        hull.push(HullPoint {
+                            codewords: cw,
+                            decrease: d,
+                            slope,
+                        });
+                        break;
+                    }
+                }
+            }
+            (last_cw, last_d) = hull.last().map_or((0, 0.0), |p| (p.codewords, p.decrease));
+        }
+    }
+    hull
+}
+
+/// What a layer must reach.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LayerTarget {
+    /// The whole file (through this layer) at most this many bytes.
+    Bytes(u64),
+    /// Stop once the remaining distortion estimate is at most this.
+    Distortion(f64),
+    /// Everything, every pass (lossless).
+    All,
+}
+
+/// The parts of the file size that do not depend on the truncation.
+#[derive(Debug, Clone, Copy)]
+pub struct SizeModel {
+    /// Bytes of the header besides the index and the segment CRC table.
+    pub fixed_bytes: u64,
+    /// Index bits besides the layer counts (top bitplanes and shifts).
+    pub fixed_index_bits: u64,
+    /// Quality layers.
+    pub layers: usize,
+    /// Resolutions.
+    pub resolutions: usize,
+}
+
+/// Per-block, per-layer codeword counts (the index's `counts`), and the
+/// estimated remaining distortion after each layer.
+#[derive(Debug, Clone)]
+pub struct Allocation {
+    /// Codewords block `i` adds in layer `l`, at `i * layers + l`.
+    pub counts: Vec<u32>,
+    /// Exact file size after each layer (all of the header, data through
+    /// the layer).
+    pub bytes: Vec<u64>,
+    /// Estimated remaining distortion after each layer (`total` minus what
+    /// was included, not counting quantization noise).
+    pub remaining: Vec<f64>,
+}
+
+struct Walk<'a> {
+    blocks: &'a [BlockPasses],
+    model: SizeModel,
+    /// Codewords of each block included so far (all layers).
+    cum: Vec<u32>,
+    /// Codewords included by earlier layers.
+    base: Vec<u32>,
+    /// Index bits of the layer counts for layers > current (1 bit each).
+    index_bits: u64,
+    data_bytes: u64,
+    segment_bytes: Vec<u64>,
+    nonempty: u64,
+    layer: usize,
+    included: f64,
+}
+
+impl Walk<'_> {
+    fn size(&self) -> u64 {
+        self.model.fixed_bytes + self.index_bits.div_ceil(8) + 4 * self.nonempty + self.data_bytes
+    }
+
+    /// Size if block `b` went to `cw` codewords in total.
+    fn size_with(&self, b: usize, cw: u32) -> u64 {
+        let add = (cw - self.cum[b]) as u64;
+        let old_layer = self.cum[b] - self.base[b];
+        let bits = self.index_bits + ue_bits(cw - self.base[b]) - ue_bits(old_layer);
+        let seg = self.blocks[b].resolution * self.model.layers + self.layer;
+        let new_seg = (self.segment_bytes[seg] == 0 && add > 0) as u64;
+        self.model.fixed_bytes
+            + bits.div_ceil(8)
+            + 4 * (self.nonempty + new_seg)
+            + self.data_bytes
+            + 2 * add
+    }
+
+    fn set(&mut self, b: usize, cw: u32) {
+        let add = (cw - self.cum[b]) as u64;
+        self.index_bits =
+            self.index_bits + ue_bits(cw - self.base[b]) - ue_bits(self.cum[b] - self.base[b]);
+        let seg = self.blocks[b].resolution * self.model.layers + self.layer;
+        if self.segment_bytes[seg] == 0 && add > 0 {
+            self.nonempty += 1;
+        }
+        self.segment_bytes[seg] += 2 * add;
+        self.data_bytes += 2 * add;
+        self.cum[b] = cw;
+    }
+}
+
+/// Chooses every block's truncation point for every layer. `total` is the
+/// sum of all blocks' full decreases (for distortion targets).
+pub fn allocate(
+    blocks: &[BlockPasses],
+    targets: &[LayerTarget],
+    model: SizeModel,
+    total: f64,
+) -> Allocation {
+    let layers = model.layers;
+    let hulls: Vec<Vec<HullPoint>> = blocks.iter().map(convex_hull).collect();
+    let mut order: Vec<(f64, u32, u32)> = Vec::new();
+    for (b, hull) in hulls.iter().enumerate() {
+        order.extend(
+            hull.iter()
+                .enumerate()
+                .map(|(k, p)| (p.slope, b as u32, k as u32)),
+        );
+    }
+    order.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+
+    let mut walk = Walk {
+        blocks,
+        model,
+        cum: vec![0; blocks.len()],
+        base: vec![0; blocks.len()],
+        // Every non-empty block codes one count per layer: 1 bit while 0.
+        index_bits: model.fixed_index_bits
+            + (blocks.iter().filter(|b| !b.codewords.is_empty()).count() * layers) as u64,
+        data_bytes: 0,
+        segment_bytes: vec![0; model.resolutions * layers],
+        nonempty: 0,
+        layer: 0,
+        included: 0.0,
+    };
+    let mut counts = vec![0u32; blocks.len() * layers];
+    let mut bytes = Vec::with_capacity(layers);
+    let mut remaining = Vec::with_capacity(layers);
+    let mut next = 0;
+    for (l, target) in targets.iter().enumerate().take(layers) {
+        walk.layer = l;
+        walk.base.clone_from(&walk.cum);
+        match *target {
+            LayerTarget::All => {
+                for (b, passes) in blocks.iter().enumerate() {
+                    if let Some(&last) = passes.codewords.last() {
+                        walk.set(b, last.max(walk.cum[b]));
+                    }
+                }
+                next = order.len();
+            }
+            LayerTarget::Bytes(budget) => {
+                while next < order.len() {
+                    let (_, b, k) = order[next];
+                    let (b, p) = (b as usize, hulls[b as usize][k as usize]);
+                    if p.codewords <= walk.cum[b] {
+                        next += 1;
+                        continue;
+                    }
+                    if walk.size_with(b, p.codewords) <= budget {
+                        walk.set(b, p.codewords);
+                        walk.included += gain(&hulls[b], k as usize);
+                        next += 1;
+                        continue;
+                    }
+                    // Fill what is left with a prefix of this segment.
+                    let mut cw = walk.cum[b] + (budget.saturating_sub(walk.size()) / 2) as u32;
+                    cw = cw.min(p.codewords - 1);
+                    while cw > walk.cum[b] && walk.size_with(b, cw) > budget {
+                        cw -= 1;
+                    }
+                    if cw > walk.cum[b] {
+                        walk.set(b, cw);
+                    }
+                    break;
+                }
+            }
+            LayerTarget::Distortion(limit) => {
+                while next < order.len() && total - walk.included > limit {
+                    let (_, b, k) = order[next];
+                    let (b, p) = (b as usize, hulls[b as usize][k as usize]);
+                    if p.codewords > walk.cum[b] {
+                        walk.set(b, p.codewords);
+                    }
+                    walk.included += gain(&hulls[b], k as usize);
+                    next += 1;
+                }
+            }
+        }
+        for b in 0..blocks.len() {
+            counts[b * layers + l] = walk.cum[b] - walk.base[b];
+        }
+        bytes.push(walk.size());
+        remaining.push(total - walk.included);
+    }
+    Allocation {
+        counts,
+        bytes,
+        remaining,
+    }
+}
+
+/// Decrease gained by hull point `k` over point `k - 1`.
+fn gain(hull: &[HullPoint], k: usize) -> f64 {
+    hull[k].decrease - if k == 0 { 0.0 } else { hull[k - 1].decrease }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(points: &[(u32, f64)]) -> BlockPasses {
+        BlockPasses {
+            codewords: points.iter().map(|p| p.0).collect(),
+            decrease: points.iter().map(|p| p.1).collect(),
+            resolution: 0,
+        }
+    }
+
+    #[test]
+    fn hull_drops_non_convex_and_useless_points() {
+        // (10, 100): slope 5; (20, 120): slope 1; (25, 200): slope 8 > 1, so
+        // (20, 120) is not on the hull and (25, 200) has slope 100/30.
+        let hull = convex_hull(&block(&[
+            (10, 100.0),
+            (20, 120.0),
+            (25, 200.0),
+            (30, 190.0),
+            (30, 210.0),
+        ]));
+        let cws: Vec<u32> = hull.iter().map(|p| p.codewords).collect();
+        assert_eq!(cws, [10, 25, 30]);
+        assert!(hull.windows(2).all(|w| w[0].slope > w[1].slope));
+    }
+
+    #[test]
+    fn byte_targets_are_met_within_a_codeword() {
+        let blocks: Vec<BlockPasses> = (0..20)
+            .map(|i| {
+                let pts: Vec<(u32, f64)> = (1..=12)
+                    .map(|p| {
+                        (
+                            p * (30 + i),
+                            1e6 * (1.0 - 0.6f64.powi(p as i32)) / (1 + i % 3) as f64,
+                        )
+                    })
+                    .collect();
+                block(&pts)
+            })
+            .collect();
+        let model = SizeModel {
+            fixed_bytes: 100,
+            fixed_index_bits: 40,
+            layers: 3,
+            resolutions: 1,
+        };
+        let targets = [
+            LayerTarget::Bytes(2_000),
+            LayerTarget::Bytes(5_000),
+            LayerTarget::Bytes(9_001),
+        ];
+        let a = allocate(&blocks, &targets, model, 0.0);
+        for (got, want) in a.bytes.iter().zip([2_000u64, 5_000, 9_001]) {
+            assert!(*got <= want && *got + 3 >= want, "{got} vs {want}");
+        }
+    }
+}
