@@ -85,7 +85,18 @@ mod tests {
     #[test]
     fn se_round_trip_and_extremes() {
         let mut buf = [0u8; 64];
-        let vals = [0, 1, -1, 2, -2, 1000, -1000, i32::MAX, i32::MIN + 1, i32::MIN];
+        let vals = [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            1000,
+            -1000,
+            i32::MAX,
+            i32::MIN + 1,
+            i32::MIN,
+        ];
         let mut w = BitWriter::new(&mut buf);
         for v in vals {
             w.write_se(v).unwrap();

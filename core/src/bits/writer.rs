@@ -44,7 +44,11 @@ impl<'a> BitWriter<'a> {
         if self.remaining_bits() < n {
             return Err(BitError::BufferFull);
         }
-        let v = if n == 32 { value } else { value & ((1u32 << n) - 1) };
+        let v = if n == 32 {
+            value
+        } else {
+            value & ((1u32 << n) - 1)
+        };
         self.bits[self.pos..self.pos + n].store_be::<u32>(v);
         self.pos += n;
         Ok(())
