@@ -14,9 +14,11 @@
 //! by K cannot be reversible): per level and axis the low band is `K` times,
 //! the high band `1/K` times the normalized 9/7 band. Against that scaled
 //! floating-point 9/7 each lifting step adds at most 0.5 of rounding plus a
-//! coefficient error below `2^-17 |x[c-1] + x[c+1]|`; the tests check a 1-level
-//! 2-D deviation of at most 3 and a 5-level deviation of at most 8 on 8- to
-//! 16-bit images. For more precision, shift the samples left by `F` bits
+//! coefficient error below `2^-17 |x[c-1] + x[c+1]|`. Propagated through the
+//! remaining steps the roundings bound the deviation by 8.0 per coefficient
+//! after one 2-D level (typically 1 to 3 are seen); `docs/dwt.md` gives the
+//! analysis and `tests/tests/dwt_reference.rs` checks a propagated bound on
+//! every coefficient. For more precision, shift the samples left by `F` bits
 //! before the transform: the rounding error stays the same in absolute terms
 //! while the signal grows by `2^F`.
 //!
