@@ -12,6 +12,7 @@
 
 pub mod alloc_meter;
 pub mod fuzz_bodies;
+pub mod worst_inputs;
 
 use std::sync::Arc;
 
