@@ -83,3 +83,19 @@ fn scan_gpu_rejects_too_short_buffer() {
     let err = gpu.exclusive_scan(&buf, 4).unwrap_err();
     assert!(err.to_string().contains("scan of 4 values"), "{err}");
 }
+
+/// The copy references that benchmarks report against: both the
+/// `vkCmdCopyBuffer` and the copy-kernel timings are taken, and the
+/// combined reference is the faster one.
+#[test]
+fn gpu_copy_references_are_measured() {
+    let gpu = gpu();
+    let (command, kernel) = gpu.time_copies(1 << 20, 2).expect("copy timings");
+    let (command, kernel) = (
+        command.expect("vkCmdCopyBuffer timing (timestamps)"),
+        kernel.expect("copy kernel timing (timestamps)"),
+    );
+    assert!(command > 0.0 && kernel > 0.0, "{command} ns, {kernel} ns");
+    let best = gpu.time_copy(1 << 20, 2).expect("copy").expect("timing");
+    assert!(best > 0.0);
+}

@@ -142,13 +142,31 @@ impl Gpu {
     }
 
     /// Measures a device-to-device copy of `bytes` bytes (best of `repeats`),
-    /// the bandwidth reference that kernel benchmarks are reported against.
-    /// Returns nanoseconds, or `None` where the queue has no timestamps.
+    /// the bandwidth reference that kernel benchmarks are reported against:
+    /// the faster of `vkCmdCopyBuffer` and a grid-stride 16-byte-word copy
+    /// kernel (`shaders/copy.comp`), so a kernel is compared with the best
+    /// plain copy the device achieves. Returns nanoseconds, or `None` where
+    /// the queue has no timestamps.
     pub fn time_copy(&self, bytes: u64, repeats: u32) -> Result<Option<f64>, GpuError> {
-        let words = bytes.div_ceil(4).max(1);
-        let src = self.zeroed::<u32>(words)?;
-        let dst = self.uninit::<u32>(words)?;
-        let mut best: Option<f64> = None;
+        let (command, kernel) = self.time_copies(bytes, repeats)?;
+        Ok(match (command, kernel) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// Both copy references of [`Gpu::time_copy`], in nanoseconds (best of
+    /// `repeats`): `(vkCmdCopyBuffer, copy kernel)`.
+    pub fn time_copies(
+        &self,
+        bytes: u64,
+        repeats: u32,
+    ) -> Result<(Option<f64>, Option<f64>), GpuError> {
+        let quads = bytes.div_ceil(16).max(1);
+        let src = self.zeroed::<u32>(4 * quads)?;
+        let dst = self.uninit::<u32>(4 * quads)?;
+        let best = |acc: Option<f64>, ns: f64| Some(acc.map_or(ns, |b: f64| b.min(ns)));
+        let mut command: Option<f64> = None;
         for _ in 0..repeats.max(1) {
             let t = self.time_commands(|b| {
                 b.copy_buffer(CopyBufferInfo::buffers(src.clone(), dst.clone()))
@@ -156,10 +174,28 @@ impl Gpu {
                     .map_err(|e| GpuError::Command(error_chain(&*e)))
             })?;
             if let Some(ns) = t {
-                best = Some(best.map_or(ns, |b: f64| b.min(ns)));
+                command = best(command, ns);
             }
         }
-        Ok(best)
+        let mut kernel: Option<f64> = None;
+        let n = u32::try_from(quads)
+            .map_err(|_| GpuError::Limit(format!("copy of {bytes} bytes is too large")))?;
+        let groups = n.div_ceil(256).min(65_535);
+        for _ in 0..repeats.max(1) {
+            let timing = self.run(&[super::Dispatch::new(
+                &crate::shaders::COPY,
+                [groups, 1, 1],
+            )
+            .buffer(&src)
+            .buffer(&dst)
+            .push(&[n])])?;
+            if let Some(&ns) = timing.dispatch_ns.first() {
+                if ns > 0.0 {
+                    kernel = best(kernel, ns);
+                }
+            }
+        }
+        Ok((command, kernel))
     }
 
     pub(super) fn builder(
