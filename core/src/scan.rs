@@ -48,7 +48,7 @@ pub fn exclusive_scan_lanes(
     subgroup_size: usize,
     scratch: &mut [u32],
 ) -> Result<u32, ScanError> {
-    if subgroup_size == 0 || workgroup_size == 0 || workgroup_size % subgroup_size != 0 {
+    if subgroup_size == 0 || workgroup_size == 0 || !workgroup_size.is_multiple_of(subgroup_size) {
         return Err(ScanError::BadGeometry);
     }
     let groups = lanes_scratch_len(values.len(), workgroup_size);
@@ -99,7 +99,7 @@ fn workgroup_scan(block: &mut [u32], subgroup_size: usize) -> u32 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::vec::Vec;
+    use std::vec;
 
     #[test]
     fn small_known_values() {
@@ -140,8 +140,7 @@ mod tests {
             let mut a = input.clone();
             let mut b = input;
             let ta = exclusive_scan(&mut a);
-            let mut scratch = Vec::new();
-            scratch.resize(lanes_scratch_len(b.len(), wg), 0);
+            let mut scratch = vec![0; lanes_scratch_len(b.len(), wg)];
             let tb = exclusive_scan_lanes(&mut b, wg, sg, &mut scratch).unwrap();
             prop_assert_eq!(ta, tb);
             prop_assert_eq!(a, b);

@@ -99,6 +99,6 @@ impl<'a> BitReader<'a> {
 
     /// True when the position is on a byte boundary.
     pub fn is_byte_aligned(&self) -> bool {
-        self.pos % 8 == 0
+        self.pos.is_multiple_of(8)
     }
 }
