@@ -101,88 +101,100 @@ int load(uint y, uint x, uint lane) {
     return (2u * lane + x < width && at < uint(coefficients.length())) ? coefficients[at] : 0;
 }
 
-// SPP (cleanup = false) or CP of bitplane j; false where the stream ends.
-bool significance_pass(uint j, bool cleanup, bool three, uint height, uint lane) {
-    uint present[2] = uint[2](bpc_present(width, 0u), bpc_present(width, 1u));
+// Step (y, x) of the SPP (cleanup = false) or CP of bitplane j; false
+// where the stream ends. The steps are functions rather than an inner loop
+// over x to keep lavapipe's loop budget (see bpc_team_ballot) for rows.
+bool significance_step(uint y, uint x, uint j, bool cleanup, bool three, uint height, uint lane) {
+    uint idx = 2u * y + x;
+    uint cand = cleanup ? bpc_pending[idx] : (bpc_present(width, x) & ~bpc_sig[idx]);
+    if (cand == 0u) {
+        return true;
+    }
     uint sig_at = cleanup ? BPC_CP_SIG : BPC_SIG;
     uint sign_at = cleanup ? BPC_CP_SIGN : BPC_SIGN;
-    uint mag = (1u << j) | (j > 0u ? 1u << (j - 1u) : 0u);
+    bool mine = bpc_bit(cand, lane) != 0u;
+    uint ctx = bpc_sig_context(y, x, lane, height);
+    bool spp3 = !cleanup && three;
+    bool visit = mine && !(spp3 && ctx == 0u);
+    bool decoded, stopped;
+    bool bit = decode_phase(visit, bpc_plane[sig_at + ctx], lane, decoded, stopped);
+    if (stopped) {
+        return false;
+    }
+    uint newly = bpc_team_ballot(bit);
+    uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
+    bool negative = false;
+    if (newly != 0u) {
+        uint sc = bpc_sign_context(y, x, lane, height);
+        bool signed_now;
+        bool symbol = decode_phase(bpc_bit(newly, lane) != 0u, bpc_plane[sign_at + (sc & 3u)], lane, signed_now, stopped);
+        negative = signed_now && (symbol != ((sc & 4u) != 0u));
+        if (signed_now) {
+            uint mag = (1u << j) | ((1u << j) >> 1u);
+            store(y, x, lane, negative ? -int(mag) : int(mag));
+        }
+        if (stopped) {
+            return false;
+        }
+    }
+    uint negatives = bpc_team_ballot(negative);
+    barrier(); // every lane has read this step's state
+    if (lane == 0u) {
+        bpc_sig[idx] |= newly;
+        bpc_negative[idx] |= negatives;
+        if (cleanup) {
+            bpc_refine[idx] |= newly;
+            bpc_pending[idx] = 0u;
+        } else {
+            bpc_pending[idx] |= deferred;
+        }
+    }
+    barrier();
+    return true;
+}
+
+bool significance_pass(uint j, bool cleanup, bool three, uint height, uint lane) {
     for (uint y = 0u; y < height; y++) {
-        for (uint x = 0u; x < 2u; x++) {
-            uint idx = 2u * y + x;
-            uint cand = cleanup ? bpc_pending[idx] : (present[x] & ~bpc_sig[idx]);
-            if (cand == 0u) {
-                continue;
-            }
-            bool mine = bpc_bit(cand, lane) != 0u;
-            uint ctx = bpc_sig_context(y, x, lane, height);
-            bool spp3 = !cleanup && three;
-            bool visit = mine && !(spp3 && ctx == 0u);
-            bool decoded, stopped;
-            bool bit = decode_phase(visit, bpc_plane[sig_at + ctx], lane, decoded, stopped);
-            if (stopped) {
-                return false;
-            }
-            uint newly = bpc_team_ballot(bit);
-            uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
-            bool negative = false;
-            bool signed_now = false;
-            if (newly != 0u) {
-                uint sc = bpc_sign_context(y, x, lane, height);
-                bool symbol = decode_phase(bpc_bit(newly, lane) != 0u, bpc_plane[sign_at + (sc & 3u)], lane, signed_now, stopped);
-                negative = signed_now && (symbol != ((sc & 4u) != 0u));
-                if (signed_now) {
-                    store(y, x, lane, negative ? -int(mag) : int(mag));
-                }
-                if (stopped) {
-                    return false;
-                }
-            }
-            uint negatives = bpc_team_ballot(negative);
-            barrier(); // every lane has read this step's state
-            if (lane == 0u) {
-                bpc_sig[idx] |= newly;
-                bpc_negative[idx] |= negatives;
-                if (cleanup) {
-                    bpc_refine[idx] |= newly;
-                    bpc_pending[idx] = 0u;
-                } else {
-                    bpc_pending[idx] |= deferred;
-                }
-            }
-            barrier();
+        if (!significance_step(y, 0u, j, cleanup, three, height, lane)
+            || !significance_step(y, 1u, j, cleanup, three, height, lane)) {
+            return false;
         }
     }
     return true;
 }
 
+// Step (y, x) of the MRP of bitplane j; false where the stream ends.
+bool refinement_step(uint y, uint x, uint j, uint lane) {
+    uint idx = 2u * y + x;
+    uint visit = bpc_refine[idx];
+    uint sig = bpc_sig[idx];
+    if (visit != 0u) {
+        bool decoded, stopped;
+        bool bit = decode_phase(bpc_bit(visit, lane) != 0u, bpc_plane[BPC_REF], lane, decoded, stopped);
+        if (decoded) {
+            int v = load(y, x, lane);
+            uint m = uint(abs(v));
+            m = ((m >> (j + 1u)) << (j + 1u)) | (uint(bit) << j) | ((1u << j) >> 1u);
+            store(y, x, lane, v < 0 ? -int(m) : int(m));
+        }
+        if (stopped) {
+            return false;
+        }
+    }
+    if ((sig & ~visit) != 0u) {
+        barrier();
+        if (lane == 0u) {
+            bpc_refine[idx] = visit | sig;
+        }
+        barrier();
+    }
+    return true;
+}
+
 bool refinement_pass(uint j, uint height, uint lane) {
-    uint half_step = j > 0u ? 1u << (j - 1u) : 0u;
     for (uint y = 0u; y < height; y++) {
-        for (uint x = 0u; x < 2u; x++) {
-            uint idx = 2u * y + x;
-            uint visit = bpc_refine[idx];
-            uint sig = bpc_sig[idx];
-            if (visit != 0u) {
-                bool decoded, stopped;
-                bool bit = decode_phase(bpc_bit(visit, lane) != 0u, bpc_plane[BPC_REF], lane, decoded, stopped);
-                if (decoded) {
-                    int v = load(y, x, lane);
-                    uint m = uint(abs(v));
-                    m = ((m >> (j + 1u)) << (j + 1u)) | (uint(bit) << j) | half_step;
-                    store(y, x, lane, v < 0 ? -int(m) : int(m));
-                }
-                if (stopped) {
-                    return false;
-                }
-            }
-            if ((sig & ~visit) != 0u) {
-                barrier();
-                if (lane == 0u) {
-                    bpc_refine[idx] = visit | sig;
-                }
-                barrier();
-            }
+        if (!refinement_step(y, 0u, j, lane) || !refinement_step(y, 1u, j, lane)) {
+            return false;
         }
     }
     return true;
@@ -191,10 +203,11 @@ bool refinement_pass(uint j, uint height, uint lane) {
 void main() {
     uint lane = bpc_lane();
     bool three = params.three_pass != 0u;
+    bpc_team_init();
     for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
         uvec4 d = blocks[b];
         uvec4 s = streams[b];
-        if (!bpc_descriptor_ok(d)) {
+        if (!bpc_descriptor_ok(d) || !bpc_region_ok(d, uint(coefficients.length()))) {
             if (lane == 0u) {
                 summary[b] = uvec4(0u, 0u, DEC_BAD_DESCRIPTOR, 0u);
             }

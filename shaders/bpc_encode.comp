@@ -95,74 +95,91 @@ uint magnitude(uint y, uint x, uint lane) {
     return uint(v < 0 ? -v : v);
 }
 
-// SPP (cleanup = false) or CP of bitplane j.
-void significance_pass(uint j, bool cleanup, bool three, uint height, uint lane) {
-    uint present[2] = uint[2](bpc_present(width, 0u), bpc_present(width, 1u));
+// Step (y, x) of the SPP (cleanup = false) or CP of bitplane j. The steps
+// are functions rather than an inner loop over x to keep lavapipe's loop
+// budget (see bpc_team_ballot in common/bpc.glsl) for rows.
+void significance_step(uint y, uint x, uint j, bool cleanup, bool three, uint height, uint lane) {
+    uint idx = 2u * y + x;
+    uint cand = cleanup ? bpc_pending[idx] : (bpc_present(width, x) & ~bpc_sig[idx]);
+    if (cand == 0u) {
+        return;
+    }
     uint sig_at = cleanup ? BPC_CP_SIG : BPC_SIG;
     uint sign_at = cleanup ? BPC_CP_SIGN : BPC_SIGN;
-    for (uint y = 0u; y < height; y++) {
-        for (uint x = 0u; x < 2u; x++) {
-            uint idx = 2u * y + x;
-            uint cand = cleanup ? bpc_pending[idx] : (present[x] & ~bpc_sig[idx]);
-            if (cand == 0u) {
-                continue;
-            }
-            // Phase A.
-            bool mine = bpc_bit(cand, lane) != 0u;
-            uint ctx = bpc_sig_context(y, x, lane, height);
-            bool bit = mine && ((magnitude(y, x, lane) >> j) & 1u) != 0u;
-            bool spp3 = !cleanup && three;
-            bool visit = mine && !(spp3 && ctx == 0u);
-            encode_phase(visit, bit, bpc_plane[sig_at + ctx], lane);
-            uint newly = bpc_team_ballot(visit && bit);
-            uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
-            // Phase B: signs of the lanes that became significant.
-            if (newly != 0u) {
-                uint sc = bpc_sign_context(y, x, lane, height);
-                bool negative = bpc_bit(bpc_negative[idx], lane) != 0u;
-                bool symbol = negative != ((sc & 4u) != 0u);
-                encode_phase(bpc_bit(newly, lane) != 0u, symbol, bpc_plane[sign_at + (sc & 3u)], lane);
-            }
-            barrier(); // every lane has read this step's state
-            if (lane == 0u) {
-                bpc_sig[idx] |= newly;
-                if (cleanup) {
-                    bpc_refine[idx] |= newly;
-                    bpc_pending[idx] = 0u;
-                } else {
-                    bpc_pending[idx] |= deferred;
-                }
-            }
-            barrier();
+    // Phase A.
+    bool mine = bpc_bit(cand, lane) != 0u;
+    uint ctx = bpc_sig_context(y, x, lane, height);
+    bool bit = mine && ((magnitude(y, x, lane) >> j) & 1u) != 0u;
+    bool spp3 = !cleanup && three;
+    bool visit = mine && !(spp3 && ctx == 0u);
+    encode_phase(visit, bit, bpc_plane[sig_at + ctx], lane);
+    uint newly = bpc_team_ballot(visit && bit);
+    uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
+    // Phase B: signs of the lanes that became significant.
+    if (newly != 0u) {
+        uint sc = bpc_sign_context(y, x, lane, height);
+        bool negative = bpc_bit(bpc_negative[idx], lane) != 0u;
+        bool symbol = negative != ((sc & 4u) != 0u);
+        encode_phase(bpc_bit(newly, lane) != 0u, symbol, bpc_plane[sign_at + (sc & 3u)], lane);
+    }
+    barrier(); // every lane has read this step's state
+    if (lane == 0u) {
+        bpc_sig[idx] |= newly;
+        if (cleanup) {
+            bpc_refine[idx] |= newly;
+            bpc_pending[idx] = 0u;
+        } else {
+            bpc_pending[idx] |= deferred;
         }
+    }
+    barrier();
+}
+
+void significance_pass(uint j, bool cleanup, bool three, uint height, uint lane) {
+    for (uint y = 0u; y < height; y++) {
+        significance_step(y, 0u, j, cleanup, three, height, lane);
+        significance_step(y, 1u, j, cleanup, three, height, lane);
+    }
+}
+
+void refinement_step(uint y, uint x, uint j, uint lane) {
+    uint idx = 2u * y + x;
+    uint visit = bpc_refine[idx];
+    uint sig = bpc_sig[idx];
+    if (visit != 0u) {
+        bool mine = bpc_bit(visit, lane) != 0u;
+        bool bit = mine && ((magnitude(y, x, lane) >> j) & 1u) != 0u;
+        encode_phase(mine, bit, bpc_plane[BPC_REF], lane);
+    }
+    if ((sig & ~visit) != 0u) {
+        barrier();
+        if (lane == 0u) {
+            bpc_refine[idx] = visit | sig;
+        }
+        barrier();
     }
 }
 
 void refinement_pass(uint j, uint height, uint lane) {
     for (uint y = 0u; y < height; y++) {
-        for (uint x = 0u; x < 2u; x++) {
-            uint idx = 2u * y + x;
-            uint visit = bpc_refine[idx];
-            uint sig = bpc_sig[idx];
-            if (visit != 0u) {
-                bool mine = bpc_bit(visit, lane) != 0u;
-                bool bit = mine && ((magnitude(y, x, lane) >> j) & 1u) != 0u;
-                encode_phase(mine, bit, bpc_plane[BPC_REF], lane);
-            }
-            if ((sig & ~visit) != 0u) {
-                barrier();
-                if (lane == 0u) {
-                    bpc_refine[idx] = visit | sig;
-                }
-                barrier();
-            }
-        }
+        refinement_step(y, 0u, j, lane);
+        refinement_step(y, 1u, j, lane);
+    }
+}
+
+// Marks this lane's negative coefficients of row y, parity x.
+void load_signs(uint y, uint x, uint lane) {
+    uint c = 2u * lane + x;
+    uint at = base + y * stride + c;
+    if (c < width && at < uint(coefficients.length()) && coefficients[at] < 0) {
+        atomicOr(bpc_negative[2u * y + x], 1u << lane);
     }
 }
 
 void main() {
     uint lane = bpc_lane();
     bool three = params.three_pass != 0u;
+    bpc_team_init();
     // Codeblocks beyond the grid size loop; the condition is per workgroup.
     for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
         uvec4 d = blocks[b];
@@ -196,13 +213,8 @@ void main() {
         }
         barrier();
         for (uint y = 0u; y < height; y++) {
-            for (uint x = 0u; x < 2u; x++) {
-                uint c = 2u * lane + x;
-                uint at = base + y * stride + c;
-                if (c < width && at < uint(coefficients.length()) && coefficients[at] < 0) {
-                    atomicOr(bpc_negative[2u * y + x], 1u << lane);
-                }
-            }
+            load_signs(y, 0u, lane);
+            load_signs(y, 1u, lane);
         }
         barrier();
 

@@ -33,6 +33,7 @@ shared uint team_nonzero;
 
 void main() {
     uint lane = bpc_lane();
+    bpc_team_init();
     for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
         uvec4 d = blocks[b];
         barrier(); // the previous codeblock's totals have been read
@@ -41,7 +42,7 @@ void main() {
             team_nonzero = 0u;
         }
         barrier();
-        bool ok = bpc_descriptor_ok(d);
+        bool ok = bpc_descriptor_ok(d) && bpc_region_ok(d, uint(coefficients.length()));
         uint width = bpc_width(d);
         uint height = ok ? bpc_height(d) : 0u;
         uint my_or = 0u;

@@ -12,7 +12,9 @@
 // or 16 lanes on lavapipe). Either way every lane gets the same mask, so
 // decisions taken on masks are uniform and the barriers below are legal.
 //
-// Requires GL_KHR_shader_subgroup_basic and _ballot, local_size_x = 32.
+// Requires GL_KHR_shader_subgroup_basic and _ballot, local_size_x = 32;
+// main calls bpc_team_init() first. No loop runs per step (see
+// bpc_team_ballot on lavapipe's loop budget).
 // Define BPC_WITH_TABLES (and declare a `bpc_tables` uint buffer) for the
 // probability-table loader.
 
@@ -43,31 +45,52 @@ shared uint bpc_pending[BPC_MAX_ROWS * 2u];
 shared uint bpc_negative[BPC_MAX_ROWS * 2u];
 // The probabilities of the current pass's bitplane (one row of the tables).
 shared uint bpc_plane[BPC_ROW_LEN];
-// Per-subgroup ballot parts when a subgroup is narrower than the team.
-shared uint bpc_parts[BPC_LANES];
+// Team ballots when a subgroup is narrower than the team: two accumulators
+// used in turn (see bpc_team_ballot), and the private round counter (the
+// same in every lane).
+shared uint bpc_ballot_acc[2];
+uint bpc_ballot_round = 0u;
 
 uint bpc_lane() {
     return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
 }
 
+// Call once at the start of main, in uniform control flow.
+void bpc_team_init() {
+    if (bpc_lane() == 0u) {
+        bpc_ballot_acc[0] = 0u;
+        bpc_ballot_acc[1] = 0u;
+    }
+    barrier();
+}
+
 // The team-wide lane mask of `b`. Uniform control flow only (it may contain
 // barriers).
+//
+// No loops: lavapipe (llvmpipe) gives each shader invocation a budget of
+// 65535 loop iterations shared by all its loops and silently ends loops
+// beyond it, so a per-ballot loop over the subgroups made long codeblocks
+// stop coding part-way on lavapipe. Each subgroup ORs its part into the
+// accumulator of this round; round r also clears the other accumulator for
+// round r + 1 (its last readers, round r - 1, passed round r's first
+// barrier).
 uint bpc_team_ballot(bool b) {
     uvec4 v = subgroupBallot(b);
     if (gl_NumSubgroups == 1u) {
         return v.x;
     }
     uint part = v.x << (gl_SubgroupID * gl_SubgroupSize);
-    barrier(); // earlier readers of bpc_parts are done
+    uint cur = bpc_ballot_round & 1u;
+    bpc_ballot_round++;
+    barrier(); // every lane has read the previous round's mask
+    if (bpc_lane() == 0u) {
+        bpc_ballot_acc[cur ^ 1u] = 0u;
+    }
     if (subgroupElect()) {
-        bpc_parts[gl_SubgroupID] = part;
+        atomicOr(bpc_ballot_acc[cur], part);
     }
     barrier();
-    uint mask = 0u;
-    for (uint i = 0u; i < gl_NumSubgroups && i < BPC_LANES; i++) {
-        mask |= bpc_parts[i];
-    }
-    return mask;
+    return bpc_ballot_acc[cur];
 }
 
 // Lanes that own a present coefficient in column parity x of a codeblock
@@ -163,6 +186,22 @@ uint bpc_group(uvec4 d) { return (d.z >> 20) & 0xFu; }
 bool bpc_descriptor_ok(uvec4 d) {
     uint w = bpc_width(d), h = bpc_height(d);
     return w >= 1u && w <= 64u && h >= 1u && h <= BPC_MAX_ROWS && d.y >= w;
+}
+
+// Whether every coefficient of a descriptor's region, offset + y * stride +
+// c for y < height and c < width, lies below `len`, computed without any
+// 32-bit wrap (a hostile offset or stride must not alias a lower index).
+// Needs bpc_descriptor_ok(d).
+bool bpc_region_ok(uvec4 d, uint len) {
+    uint w = bpc_width(d);
+    uint last_row = bpc_height(d) - 1u;
+    if (w > len) {
+        return false;
+    }
+    if (last_row > 0u && d.y > (len - w) / last_row) {
+        return false;
+    }
+    return d.x <= len - w - last_row * d.y;
 }
 
 // Step 2-3 of the arithmetic coder: (S * P) >> 7.

@@ -227,3 +227,56 @@ fn gpu_decoder_handles_garbage_like_core() {
         }
     });
 }
+
+/// Regression: lavapipe ends every loop of a shader invocation once the
+/// invocation has run 65535 loop iterations in all, and the shaders once
+/// spent several per step (a loop over the two column parities and one over
+/// the subgroups in each team ballot). Long codeblocks (many rows and
+/// bitplanes) then silently stopped coding part-way: a random 55x58
+/// codeblock with M = 26 decoded its last cleanup pass short ("stream
+/// decoded completely after 6596 of its 6608 codewords"). The tallest
+/// codeblock with the most bitplanes, dense, must round-trip on the GPU in
+/// both modes exactly like core.
+#[test]
+fn gpu_tallest_deepest_codeblock_equals_core() {
+    let gpu = test_gpu();
+    for_random_cases("bpc tallest gpu", 1, |rng| {
+        let (w, h) = (64, bpc::MAX_HEIGHT);
+        let mut batch = CodeblockBatch::default();
+        batch.coefficients = (0..w * h)
+            .map(|_| {
+                let top = rand::Rng::random_range(rng, 0..=bpc::COEFFICIENT_BITS);
+                let v = rand::Rng::random_range(rng, 0..(1i32 << top));
+                if rand::Rng::random_bool(rng, 0.5) {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .collect();
+        batch.coefficients[0] = -((1 << bpc::COEFFICIENT_BITS) - 1);
+        batch.blocks.push(wavelane::bpc::BlockDesc {
+            offset: 0,
+            stride: w,
+            width: w,
+            height: h,
+            group: 3,
+        });
+        for mode in MODES {
+            let tables = ProbabilityTables::reference(mode);
+            let want = cpu_encode(&batch, tables);
+            assert_eq!(want.tops, vec![Some(27)]);
+            let (got, _) = gpu::encode(&gpu, &batch, tables).unwrap();
+            assert_eq!(want.offsets, got.offsets, "{mode:?} codeword counts");
+            assert_same(
+                "GPU tall codeblock codewords",
+                &want.codewords,
+                &got.codewords,
+            );
+            let (decoded, summaries, _) =
+                gpu::decode(&gpu, &batch, &got, tables, DecodeLimits::ALL).unwrap();
+            assert_same("GPU decoded tall codeblock", &batch.coefficients, &decoded);
+            assert!(summaries[0].complete, "{mode:?}: {summaries:?}");
+        }
+    });
+}

@@ -236,7 +236,9 @@ fn gpu_bpc_decode_shader_bounds_hostile_descriptors() {
 }
 
 /// Regions that run past the end of the coefficient buffer, or whose
-/// 32-bit index arithmetic wraps: nothing may land before the region.
+/// 32-bit index arithmetic wraps (the wrapped indices would alias the start
+/// of the buffer): the shader must refuse them as bad descriptors and write
+/// nothing at all.
 #[test]
 fn gpu_bpc_decode_shader_regions_never_wrap() {
     let gpu = gpu();
@@ -245,19 +247,24 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
     let packed: Vec<u32> = (0..500u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let end_cases = [
         desc((len - 100) as u32, 64, 64, 64),
+        desc((len - 63) as u32, 64, 64, 1),
         desc(u32::MAX - 40, 64, 64, 64),
         desc(0x8000_0000, 0x8000_0000, 64, 4),
+        desc(0, 0x4000_0001, 64, 5),
     ];
     for d in end_cases {
-        let (out, _) = dispatch_bpc_decode(&gpu, len, &[d], &[[0, 300, 27, 1000]], &packed);
-        let first_allowed = (d[0] as usize).min(len);
-        for (i, &v) in out[..first_allowed].iter().enumerate() {
-            assert_eq!(
-                v, GUARD,
-                "descriptor {d:?} wrote {v:#x} at {i}, before its region"
-            );
+        let (out, summary) = dispatch_bpc_decode(&gpu, len, &[d], &[[0, 300, 27, 1000]], &packed);
+        if let Some(i) = out.iter().position(|&v| v != GUARD) {
+            panic!("descriptor {d:?} wrote {:#x} at {i}", out[i]);
         }
+        assert_eq!(summary[2], 4, "descriptor {d:?} not refused: {summary:?}");
     }
+    // The last region that fits exactly is decoded.
+    let d = desc((len - 64) as u32, 64, 64, 1);
+    let (out, summary) = dispatch_bpc_decode(&gpu, len, &[d], &[[0, 300, 27, 1000]], &packed);
+    assert!(summary[2] <= 3, "descriptor {d:?} refused: {summary:?}");
+    assert!(out[..len - 64].iter().all(|&v| v == GUARD));
+    assert!(out[len - 64..].iter().all(|&v| v != GUARD));
 }
 
 // ------------------------------------------------------------ VLE

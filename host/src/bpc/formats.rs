@@ -83,7 +83,7 @@ impl RefFile {
         }
         let (width, height, count) = (u32_at(bytes, 8), u32_at(bytes, 12), u32_at(bytes, 16));
         let body = bytes.len() - REF_HEADER;
-        if body % REF_BLOCK_BYTES != 0 || body / REF_BLOCK_BYTES != count as usize {
+        if !body.is_multiple_of(REF_BLOCK_BYTES) || body / REF_BLOCK_BYTES != count as usize {
             return Err(bad(format!(
                 "header says {count} codeblocks but {body} bytes follow ({REF_BLOCK_BYTES} per codeblock)"
             )));

@@ -150,12 +150,13 @@ impl Trainer {
 
     /// The tables: `floor(128 * zeros / total)` clamped to 1..=127, or 64
     /// where no symbol was seen.
+    // j and k index the counts and several table arrays in parallel.
+    #[allow(clippy::needless_range_loop)]
     pub fn tables(&self) -> ProbabilityTables {
         let p = |(zeros, total): (u64, u64)| -> u8 {
-            if total == 0 {
-                64
-            } else {
-                ((zeros * 128 / total) as u8).clamp(1, 127)
+            match (zeros * 128).checked_div(total) {
+                None => 64,
+                Some(q) => (q as u8).clamp(1, 127),
             }
         };
         let mut groups = [const { GroupTables::UNIFORM }; GROUPS];
@@ -213,7 +214,11 @@ pub fn image_codeblocks(
     opt: &ImageTraining,
 ) -> Result<CodeblockBatch, BpcError> {
     let bad = |m: String| BpcError::Format(m);
-    if !(opt.step > 0.0) || opt.codeblock_height == 0 || opt.codeblock_height > MAX_HEIGHT {
+    if !opt.step.is_finite()
+        || opt.step <= 0.0
+        || opt.codeblock_height == 0
+        || opt.codeblock_height > MAX_HEIGHT
+    {
         return Err(bad(
             "the step must be positive and the codeblock height 1..=256".into(),
         ));
