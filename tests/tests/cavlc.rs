@@ -91,6 +91,9 @@ fn random_picture(rng: &mut TestRng, mb_width: usize, mb_height: usize) -> Coded
     }
 }
 
+/// The unit of the block at (x, y) of a macroblock's block grid.
+type UnitAt = Box<dyn Fn(usize, usize) -> usize>;
+
 /// nC the plain way: TotalCoeff of every 4x4 block on a picture-wide grid
 /// (luma 4 per macroblock side, chroma 2), neighbours looked up spatially.
 fn reference_nc(
@@ -111,27 +114,26 @@ fn reference_nc(
         }
     };
     // (grid size per macroblock, block x/y in the macroblock, unit of block (x, y)).
-    let (grid, x, y, unit_at): (usize, usize, usize, Box<dyn Fn(usize, usize) -> usize>) =
-        if unit <= 17 {
-            let blk = if unit == UNIT_LUMA_DC {
-                0
-            } else {
-                unit - UNIT_LUMA
-            };
-            let (x, y) = wavelane_core::cavlc::nc::luma_block_xy(blk as u8);
-            (
-                4,
-                x as usize,
-                y as usize,
-                Box::new(|x, y| UNIT_LUMA + luma_block_index(x as u8, y as u8) as usize),
-            )
-        } else if unit < UNIT_CHROMA_AC {
-            return -1;
+    let (grid, x, y, unit_at): (usize, usize, usize, UnitAt) = if unit <= 17 {
+        let blk = if unit == UNIT_LUMA_DC {
+            0
         } else {
-            let first = UNIT_CHROMA_AC + (unit - UNIT_CHROMA_AC) / 4 * 4;
-            let i = unit - first;
-            (2, i % 2, i / 2, Box::new(move |x, y| first + x + 2 * y))
+            unit - UNIT_LUMA
         };
+        let (x, y) = wavelane_core::cavlc::nc::luma_block_xy(blk as u8);
+        (
+            4,
+            x as usize,
+            y as usize,
+            Box::new(|x, y| UNIT_LUMA + luma_block_index(x as u8, y as u8) as usize),
+        )
+    } else if unit < UNIT_CHROMA_AC {
+        return -1;
+    } else {
+        let first = UNIT_CHROMA_AC + (unit - UNIT_CHROMA_AC) / 4 * 4;
+        let i = unit - first;
+        (2, i % 2, i / 2, Box::new(move |x, y| first + x + 2 * y))
+    };
     let (gx, gy) = (mbx * grid + x, mby * grid + y);
     let lookup = |gx: usize, gy: usize| -> Option<u8> {
         let m = gy / grid * mb_width + gx / grid;

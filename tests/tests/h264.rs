@@ -154,8 +154,7 @@ fn h264_multi_frame_y4m_through_the_cli() {
         // 4 frames of an odd size: the reader pads to 38x22.
         let frames: Vec<Picture> = (0..4).map(|i| test_picture(rng, 37, 21, i == 2)).collect();
         let y4m = dir.join("in.y4m");
-        let mut text =
-            format!("YUV4MPEG2 W37 H21 F25:1 Ip A1:1 C420jpeg XYSCSS=420JPEG\n").into_bytes();
+        let mut text = b"YUV4MPEG2 W37 H21 F25:1 Ip A1:1 C420jpeg XYSCSS=420JPEG\n".to_vec();
         for f in &frames {
             text.extend_from_slice(b"FRAME\n");
             f.write_i420(&mut text);

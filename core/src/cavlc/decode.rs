@@ -107,7 +107,12 @@ pub fn decode_block(
         *l = if r.read_bit()? { -1 } else { 1 };
     }
     let mut suffix_length = u32::from(tc > 10 && t1 < 3);
-    for i in t1 as usize..tc as usize {
+    for (i, slot) in levels
+        .iter_mut()
+        .enumerate()
+        .take(tc as usize)
+        .skip(t1 as usize)
+    {
         let mut code = read_level_code(r, suffix_length)?;
         if i == t1 as usize && t1 < 3 {
             code += 2;
@@ -118,7 +123,7 @@ pub fn decode_block(
         } else {
             (-(code as i32) - 1) >> 1
         };
-        levels[i] = level as i16;
+        *slot = level as i16;
         suffix_length = next_suffix_length(suffix_length, level.unsigned_abs());
     }
     let total_zeros = if (tc as usize) < max {

@@ -52,7 +52,7 @@ fn parse_size(s: &str) -> Result<(usize, usize), String> {
     let h: usize = h
         .parse()
         .map_err(|_| format!("--sizes: bad height in {s:?}"))?;
-    if w == 0 || h == 0 || w % 2 != 0 || h % 2 != 0 || w > 8192 || h > 8192 {
+    if w == 0 || h == 0 || !w.is_multiple_of(2) || !h.is_multiple_of(2) || w > 8192 || h > 8192 {
         return Err(format!(
             "--sizes: {s:?} must be even and 2..=8192 on each side"
         ));

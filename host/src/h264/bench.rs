@@ -33,7 +33,7 @@ pub fn synthetic_picture(width: usize, height: usize) -> Picture {
         let mut p = Plane::filled(w, h, 0);
         for y in 0..h {
             for x in 0..w {
-                let stripes = if (x / 37 + y / 53 + k) % 5 == 0 {
+                let stripes = if (x / 37 + y / 53 + k).is_multiple_of(5) {
                     60
                 } else {
                     0

@@ -22,6 +22,10 @@ use super::H264Error;
 /// Largest picture the parser accepts, in macroblocks (level 6.2 MaxFS).
 const MAX_MBS: usize = 139_264;
 
+/// Fewest bits a macroblock of an I slice can take: I_16x16_0_0_0 (3),
+/// intra_chroma_pred_mode (1), mb_qp_delta (1) and an empty DC block (1).
+const MIN_MB_BITS: usize = 6;
+
 fn bad(msg: impl Into<String>) -> H264Error {
     H264Error::Stream(msg.into())
 }
@@ -192,7 +196,14 @@ pub fn parse_stream(stream: &[u8]) -> Result<ParsedStream, H264Error> {
     let (mut sps, mut pps) = (None, None);
     let mut pictures: Vec<ParsedPicture> = Vec::new();
     let mut slices_in_picture = 0u16;
-    for nal in split_nals(stream) {
+    let nals = split_nals(stream);
+    // RBSP bits from each NAL unit to the end of the stream: a picture is
+    // only allocated once the stream could still hold all its macroblocks.
+    let mut bits_from = vec![0usize; nals.len() + 1];
+    for k in (0..nals.len()).rev() {
+        bits_from[k] = bits_from[k + 1] + nals[k].rbsp.len() * 8;
+    }
+    for (k, nal) in nals.iter().enumerate() {
         match nal.unit_type {
             NAL_SPS => sps = Some(parse_sps(&nal.rbsp)?),
             NAL_PPS => pps = Some(parse_pps(&nal.rbsp)?),
@@ -208,6 +219,18 @@ pub fn parse_stream(stream: &[u8]) -> Result<ParsedStream, H264Error> {
                 )? as usize;
                 if first_mb == 0 {
                     let n = sps.mb_width * sps.mb_height;
+                    // Heap stays linear in the input: the previous picture
+                    // must be whole (its macroblocks took their bits), and
+                    // this one must fit in what is left of the stream.
+                    if let Some(prev) = pictures.last() {
+                        check_complete(prev)?;
+                    }
+                    if n * MIN_MB_BITS > bits_from[k] {
+                        return Err(bad(format!(
+                            "a picture of {n} macroblocks cannot fit in the {} bytes left",
+                            bits_from[k] / 8
+                        )));
+                    }
                     pictures.push(ParsedPicture {
                         mb_width: sps.mb_width,
                         mb_height: sps.mb_height,
@@ -235,24 +258,31 @@ pub fn parse_stream(stream: &[u8]) -> Result<ParsedStream, H264Error> {
                     nal.ref_idc,
                 )?;
                 slice_data(&mut r, &nal.rbsp, pic, first_mb, slices_in_picture, qp)?;
+                // u16::MAX marks macroblocks that no slice has coded yet.
                 slices_in_picture = slices_in_picture
                     .checked_add(1)
+                    .filter(|&s| s != u16::MAX)
                     .ok_or_else(|| bad("too many slices"))?;
             }
             _ => {}
         }
     }
     let sps = sps.ok_or_else(|| bad("no SPS"))?;
-    if let Some(p) = pictures
-        .iter()
-        .find(|p| p.mbs.iter().any(|m| m.slice == u16::MAX))
-    {
-        let missing = p.mbs.iter().filter(|m| m.slice == u16::MAX).count();
+    if let Some(last) = pictures.last() {
+        check_complete(last)?;
+    }
+    Ok(ParsedStream { sps, pictures })
+}
+
+/// Every macroblock of `pic` was coded by some slice.
+fn check_complete(pic: &ParsedPicture) -> Result<(), H264Error> {
+    let missing = pic.mbs.iter().filter(|m| m.slice == u16::MAX).count();
+    if missing != 0 {
         return Err(bad(format!(
             "{missing} macroblocks of a picture are in no slice"
         )));
     }
-    Ok(ParsedStream { sps, pictures })
+    Ok(())
 }
 
 /// Reads an I slice header up to the slice data; returns SliceQP.
