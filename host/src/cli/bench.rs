@@ -30,6 +30,8 @@ enum BenchArea {
     Bpc(BpcBenchArgs),
     /// CAVLC blocks/s: CPU encode and decode, GPU encode with packing.
     Cavlc(super::bench_cavlc::CavlcBenchArgs),
+    /// Huffman (VLE) encode/decode GB/s on CPU and GPU against the GPU copy bandwidth.
+    Vle(super::bench_vle::VleBenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -71,6 +73,7 @@ pub fn run(args: BenchArgs) -> CliResult {
         BenchArea::Dwt(a) => super::bench_dwt::run(a),
         BenchArea::Bpc(a) => bpc(a),
         BenchArea::Cavlc(a) => super::bench_cavlc::run(a),
+        BenchArea::Vle(a) => super::bench_vle::run(a),
     }
 }
 

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod bench_cavlc;
 mod bench_dwt;
+mod bench_vle;
 mod bpc;
 mod decode;
 pub mod demo;
@@ -18,6 +19,7 @@ mod h264;
 mod info;
 mod plot;
 mod train_lut;
+mod vle;
 
 /// Errors returned by subcommands; `main` prints the whole cause chain.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -57,6 +59,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Wavelet-transform an image (or invert raw coefficients): raw Mallat-layout output.
     Dwt(dwt::DwtArgs),
+    /// Huffman-compress any file to .wlv, or decompress one (CPU or GPU).
+    Vle(vle::VleArgs),
 }
 
 /// Runs a parsed command line.
@@ -72,5 +76,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::TrainLut(args) => train_lut::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Dwt(args) => dwt::run(args),
+        Command::Vle(args) => vle::run(args),
     }
 }

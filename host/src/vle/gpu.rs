@@ -20,9 +20,12 @@ use super::{Encoded, VleCodecError, VleFile, VleOptions};
 use crate::backend::gpu::{Dispatch, Gpu, Timing};
 use crate::shaders;
 
-/// Persistent encode workgroups at most: enough to fill a large GPU
-/// (132 SMs × 16 workgroups of 128 on an H100/H200).
-pub const MAX_ENCODE_WORKGROUPS: u32 = 2112;
+/// Persistent encode workgroups at most: 8 workgroups of 128 per SM of an
+/// H100/H200 (132 SMs). On an H200 (docs/perf-notes.md, VLE) 528 and 1056
+/// ran 128 MB of text at a stable 215 GB/s in one session, 132, 264 and
+/// 2112 erratically; a later session saw erratic runs with 1056 too, so the
+/// cause of the slow runs is still open.
+pub const MAX_ENCODE_WORKGROUPS: u32 = 1056;
 /// Lookup bits of the GPU decoder (its shared table holds 2^11 entries).
 pub const GPU_LUT_BITS: u32 = 11;
 /// llvmpipe (lavapipe) ends every loop of a shader invocation once the
@@ -153,6 +156,11 @@ impl GpuVle {
     pub fn with_buffer_limit(mut self, bytes: u64) -> Self {
         self.buffer_limit = self.buffer_limit.min(bytes.max(4096));
         self
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
     }
 
     /// The scan kind in use.
