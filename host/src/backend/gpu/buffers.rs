@@ -166,6 +166,24 @@ impl Gpu {
         let src = self.zeroed::<u32>(4 * quads)?;
         let dst = self.uninit::<u32>(4 * quads)?;
         let best = |acc: Option<f64>, ns: f64| Some(acc.map_or(ns, |b: f64| b.min(ns)));
+        let n = u32::try_from(quads)
+            .map_err(|_| GpuError::Limit(format!("copy of {bytes} bytes is too large")))?;
+        let groups = n.div_ceil(256).min(65_535);
+        let copy_kernel = || {
+            self.run(
+                &[super::Dispatch::new(&crate::shaders::COPY, [groups, 1, 1])
+                    .buffer(&src)
+                    .buffer(&dst)
+                    .push(&[n])],
+            )
+        };
+        // An idle GPU runs at low clocks for a while: keep it busy for a
+        // moment first, or the reference (and every kernel timed after it)
+        // depends on what the device did before the process started.
+        let warm_up = std::time::Instant::now();
+        while warm_up.elapsed() < std::time::Duration::from_millis(300) {
+            copy_kernel()?;
+        }
         let mut command: Option<f64> = None;
         for _ in 0..repeats.max(1) {
             let t = self.time_commands(|b| {
@@ -178,17 +196,8 @@ impl Gpu {
             }
         }
         let mut kernel: Option<f64> = None;
-        let n = u32::try_from(quads)
-            .map_err(|_| GpuError::Limit(format!("copy of {bytes} bytes is too large")))?;
-        let groups = n.div_ceil(256).min(65_535);
         for _ in 0..repeats.max(1) {
-            let timing = self.run(&[super::Dispatch::new(
-                &crate::shaders::COPY,
-                [groups, 1, 1],
-            )
-            .buffer(&src)
-            .buffer(&dst)
-            .push(&[n])])?;
+            let timing = copy_kernel()?;
             if let Some(&ns) = timing.dispatch_ns.first() {
                 if ns > 0.0 {
                     kernel = best(kernel, ns);
