@@ -1,10 +1,10 @@
 // One 2-D DWT level of every slice of a region, block by block: the GPU
 // twin of wavelane_core::dwt::block::{forward_level_blocked,
 // inverse_level_blocked} with geometry BlockGeometry::for_subgroup
-// (PAIRS_PER_LANE = 2, SHADER_PAIR_ROWS = 16).
+// (PAIRS_PER_LANE = 2, SHADER_PAIR_ROWS = 8).
 //
-// A subgroup owns a block of 2 * gl_SubgroupSize sample pairs by 16 pair
-// rows, halo included. Lane j keeps columns 4j..4j+3 of all 32 rows in
+// A subgroup owns a block of 2 * gl_SubgroupSize sample pairs by 8 pair
+// rows, halo included. Lane j keeps columns 4j..4j+3 of all 16 rows in
 // registers: vertical lifting is register arithmetic, horizontal lifting
 // takes one neighbour value per step from lane j-1 or j+1 by subgroup
 // shuffle (the block edges mirror like the core model). Only the interior
@@ -26,7 +26,8 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common/dwt_lift.glsl"
 
-#define PAIR_ROWS 16
+// wavelane_core::dwt::block::SHADER_PAIR_ROWS (8: 16 spilled registers on NVIDIA).
+#define PAIR_ROWS 8
 #define ROWS (2 * PAIR_ROWS)
 #define FLAG_X 1u
 #define FLAG_Y 2u

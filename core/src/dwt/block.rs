@@ -26,8 +26,10 @@ use super::{DwtError, Lifting, Wavelet};
 
 /// Pairs per lane in the shaders (each lane holds 4 columns).
 pub const PAIRS_PER_LANE: usize = 2;
-/// Pair rows per block in the shaders (32 rows).
-pub const SHADER_PAIR_ROWS: usize = 16;
+/// Pair rows per block in the shaders (16 rows). 8 rather than 16: with 16
+/// the 32 x 4 register block spilled on an NVIDIA H200 and the 9/7 ran 3 to
+/// 10 times slower (docs/perf-notes.md, DWT).
+pub const SHADER_PAIR_ROWS: usize = 8;
 
 /// Size of a block and of its halo, in quads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

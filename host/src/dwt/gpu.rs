@@ -16,6 +16,9 @@ use std::sync::Arc;
 
 use vulkano::buffer::{BufferContents, Subbuffer};
 use wavelane_core::dwt::block::{BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS};
+
+/// Pair rows per block of the z-axis shaders (`shaders/common/dwt_z.glsl`).
+const Z_PAIR_ROWS: usize = 16;
 use wavelane_core::dwt::volume::{axes_at, check_levels, region_at, total_levels, VolumeLayout};
 use wavelane_core::dwt::DwtError;
 
@@ -137,7 +140,7 @@ impl GpuDwt {
     }
 
     fn z_groups(&self, halo: usize, w: usize, h: usize, d: usize) -> u32 {
-        let out = SHADER_PAIR_ROWS - 2 * halo;
+        let out = Z_PAIR_ROWS - 2 * halo;
         let nbz = d.div_ceil(2).div_ceil(out);
         groups((w * h * nbz) as u64, WORKGROUP as u64)
     }
