@@ -40,6 +40,7 @@ pub struct DemoArgs {
 /// One encode + decode.
 #[derive(Debug, serde::Serialize)]
 struct Run {
+    backend_name: &'static str,
     backend: String,
     target: String,
     bytes: usize,
@@ -102,6 +103,7 @@ pub fn run(args: DemoArgs) -> CliResult {
             image_io::save(&decoded.image, &png)?;
             let psnr = codec::psnr(&image, &decoded.image).filter(|p| p.is_finite());
             runs.push(Run {
+                backend_name: name,
                 backend: backend.describe(),
                 target: label.clone(),
                 bytes: encoded.bytes.len(),
@@ -154,9 +156,12 @@ pub fn run(args: DemoArgs) -> CliResult {
             |p| p.display().to_string()
         )
     );
+    for (name, backend) in &backends {
+        println!("  {name}: {}", backend.describe());
+    }
     println!(
-        "{:<34} {:>9} {:>9} {:>8} {:>10} {:>8} {:>10} {:>8}",
-        "backend", "target", "bytes", "bpp", "PSNR dB", "enc MS/s", "enc s", "dec MS/s"
+        "{:<7} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9}",
+        "backend", "target", "bytes", "bpp", "PSNR dB", "enc s", "enc MS/s", "dec s", "dec MS/s"
     );
     for r in &runs {
         let quality = match (r.exact, r.psnr_db) {
@@ -165,14 +170,15 @@ pub fn run(args: DemoArgs) -> CliResult {
             (false, None) => "-".to_string(),
         };
         println!(
-            "{:<34} {:>9} {:>9} {:>8.4} {:>10} {:>8.2} {:>10.4} {:>8.2}",
-            r.backend,
+            "{:<7} {:>9} {:>9} {:>8.4} {:>8} {:>9.4} {:>9.2} {:>9.4} {:>9.2}",
+            r.backend_name,
             r.target,
             r.bytes,
             r.bpp,
             quality,
-            r.encode_megasamples_per_second,
             r.encode_seconds,
+            r.encode_megasamples_per_second,
+            r.decode_seconds,
             r.decode_megasamples_per_second
         );
     }

@@ -173,12 +173,10 @@ mod tests {
 
     #[test]
     fn ict_round_trip_error_is_small_with_fraction_bits() {
-        let mut planes = vec![vec![0i32; 4096]; 3];
-        for i in 0..4096 {
-            planes[0][i] = ((i * 37) % 256) as i32;
-            planes[1][i] = ((i * 101) % 256) as i32;
-            planes[2][i] = ((i * 7) % 256) as i32;
-        }
+        let mut planes: Vec<Vec<i32>> = [37, 101, 7]
+            .iter()
+            .map(|m| (0..4096).map(|i| (i * m) % 256).collect())
+            .collect();
         let original = planes.clone();
         for p in planes.iter_mut() {
             shift_in(p, 8, false, 4);

@@ -39,13 +39,13 @@ pub enum RateTarget {
 /// Which probability tables to code with.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum TableChoice {
-    /// The wavelane preset of the path (lossless or lossy).
+    /// The built-in preset (the reference tables).
     #[default]
     Default,
     /// A built-in preset by id ([`super::tables`]).
     Preset(u8),
     /// These tables, embedded in the file.
-    Custom(ProbabilityTables),
+    Custom(Box<ProbabilityTables>),
     /// Tables trained on the image itself, embedded in the file (3-6 KB of
     /// header; pays off on large images).
     Trained,
@@ -231,11 +231,7 @@ fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
         "--passes {} (2 or 3)",
         o.passes
     )))?;
-    let default = if lossless {
-        tables::PRESET_LOSSLESS
-    } else {
-        tables::PRESET_LOSSY
-    };
+    let default = tables::PRESET_REFERENCE;
     let tables = match &o.tables {
         // Trained tables replace these once the codeblocks exist.
         TableChoice::Default | TableChoice::Trained => Tables::Preset(default, mode),
@@ -244,7 +240,7 @@ fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
         TableChoice::Custom(t) if t.mode() != mode => {
             return opt("the probability tables are for the other pass mode".into())
         }
-        TableChoice::Custom(t) => Tables::Embedded(Box::new(t.clone())),
+        TableChoice::Custom(t) => Tables::Embedded(t.clone()),
     };
     let steps = if integer_exact {
         vec![QuantStep::ONE; 1 + 3 * levels as usize]
@@ -517,9 +513,14 @@ pub fn encode(
                 let better = match &best {
                     None => true,
                     Some((b, _, p)) => {
-                        let (ok, best_ok) = (measured >= target, *p >= target);
-                        (ok && (!best_ok || bytes.len() < b.len()))
-                            || (!ok && !best_ok && measured > *p)
+                        // Prefer reaching the target, then the smaller file;
+                        // short of it, the higher PSNR.
+                        match (measured >= target, *p >= target) {
+                            (true, false) => true,
+                            (true, true) => bytes.len() < b.len(),
+                            (false, false) => measured > *p,
+                            (false, true) => false,
+                        }
                     }
                 };
                 if better {

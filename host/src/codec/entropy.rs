@@ -9,7 +9,9 @@
 //! a block is then the stream of the unshifted block cut after bitplane
 //! `s` (up to the final flush of the lanes' open codewords).
 
-use wavelane_core::bpc::{Decoded, GroupTables, PassRecord, ProbabilityTables, TABLE_BITPLANES};
+use wavelane_core::bpc::{
+    DecodeLimits, Decoded, GroupTables, PassRecord, ProbabilityTables, TABLE_BITPLANES,
+};
 
 use super::codeblocks::BlockGeometry;
 use super::header::Header;
@@ -95,8 +97,10 @@ fn encode_batch(
     tables: &ProbabilityTables,
     backend: &Backend,
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), CodecError> {
-    // The GPU BPC-PaCo driver is not available yet: both backends code
-    // codeblocks on the CPU (same bytes by the equality promise).
+    // Rate control needs every block's per-pass records, which only the
+    // CPU driver produces; coding on the GPU as well would double the
+    // work, so both backends code codeblocks on the CPU (the GPU backend
+    // runs the DWT and decodes codeblocks on the GPU).
     let _ = backend;
     Ok(cpu::encode_with_records(
         batch,
@@ -126,7 +130,9 @@ pub(crate) fn encode(
         return Ok(Coded { encoded, records });
     }
     let n = batch.blocks.len();
-    let mut parts: Vec<Option<(Option<u8>, Vec<u16>, Vec<PassRecord>)>> = vec![None; n];
+    // Each block's top bitplane, codewords and pass records.
+    type Part = (Option<u8>, Vec<u16>, Vec<PassRecord>);
+    let mut parts: Vec<Option<Part>> = vec![None; n];
     for (shift, members) in groups {
         // The sub-batch borrows the index array by moving it in and back.
         let sub = CodeblockBatch {
@@ -159,6 +165,24 @@ pub(crate) fn encode(
     Ok(coded)
 }
 
+/// Decodes one batch coded with `tables` on `backend` (the GPU driver
+/// gives the same result as the CPU one).
+fn decode_batch(
+    like: &CodeblockBatch,
+    encoded: &EncodedBatch,
+    tables: &ProbabilityTables,
+    backend: &Backend,
+) -> Result<(Vec<i32>, Vec<Decoded>), CodecError> {
+    Ok(match backend {
+        Backend::Cpu => cpu::decode(like, encoded, tables, None, cpu::CoreForm::Sequential)?,
+        Backend::Gpu(g) => {
+            let (values, decoded, _) =
+                crate::bpc::gpu::decode(g, like, encoded, tables, DecodeLimits::ALL)?;
+            (values, decoded)
+        }
+    })
+}
+
 /// Decodes `encoded` into an array laid out like `like`, block `i` with
 /// the tables shifted by `shifts[i]`.
 pub(crate) fn decode(
@@ -168,7 +192,6 @@ pub(crate) fn decode(
     shifts: &[u8],
     backend: &Backend,
 ) -> Result<(Vec<i32>, Vec<Decoded>), CodecError> {
-    let _ = backend;
     let tables = header.tables.probability_tables();
     let groups = by_shift(shifts);
     if groups.len() <= 1 {
@@ -178,13 +201,7 @@ pub(crate) fn decode(
         } else {
             shifted_tables(tables, shift)
         };
-        return Ok(cpu::decode(
-            like,
-            encoded,
-            &t,
-            None,
-            cpu::CoreForm::Sequential,
-        )?);
+        return decode_batch(like, encoded, &t, backend);
     }
     let mut out = vec![0i32; like.coefficients.len()];
     let mut summaries: Vec<Option<Decoded>> = vec![None; like.blocks.len()];
@@ -216,13 +233,8 @@ pub(crate) fn decode(
             sub.codewords.extend_from_slice(words);
             sub.offsets.push(sub.codewords.len());
         }
-        let (values, decoded) = cpu::decode(
-            &sub_like,
-            &sub,
-            &shifted_tables(tables, shift),
-            None,
-            cpu::CoreForm::Sequential,
-        )?;
+        let (values, decoded) =
+            decode_batch(&sub_like, &sub, &shifted_tables(tables, shift), backend)?;
         for (k, &i) in members.iter().enumerate() {
             let (src, dst) = (sub_like.blocks[k], like.blocks[i]);
             for y in 0..dst.height {

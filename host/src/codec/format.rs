@@ -115,10 +115,9 @@ pub const fn wavelet_name(w: Wavelet) -> &'static str {
     }
 }
 
-/// Header byte of the highest probability-table preset id (0: reference
-/// tables, 1: wavelane lossless, 2: wavelane lossy; see
-/// [`super::tables`]).
-pub const TABLES_MAX_PRESET: u8 = 2;
+/// Header byte of the highest probability-table preset id (0: the
+/// reference tables; see [`super::tables`]).
+pub const TABLES_MAX_PRESET: u8 = 0;
 /// Header byte meaning the tables are embedded in the header.
 pub const TABLES_EMBEDDED: u8 = 255;
 

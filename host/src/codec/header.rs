@@ -47,7 +47,7 @@ impl QuantStep {
 /// Which probability tables the codeblocks were coded with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tables {
-    /// A built-in preset (id 0..=2, see [`super::tables`]) of the mode.
+    /// A built-in preset (id 0, see [`super::tables`]) of the mode.
     Preset(u8, Mode),
     /// Tables stored in the header.
     Embedded(Box<ProbabilityTables>),
@@ -63,12 +63,10 @@ impl Tables {
         }
     }
 
-    /// `"reference"`, `"lossless"`, `"lossy"` or `"embedded"`.
+    /// `"reference"` (preset 0) or `"embedded"`.
     pub fn name(&self) -> &'static str {
         match self {
-            Tables::Preset(0, _) => "reference",
-            Tables::Preset(1, _) => "lossless",
-            Tables::Preset(_, _) => "lossy",
+            Tables::Preset(_, _) => "reference",
             Tables::Embedded(_) => "embedded",
         }
     }
@@ -183,12 +181,12 @@ impl Header {
         check_field("fraction_bits", f as u64, f <= MAX_FRACTION_BITS, "0..=8")?;
         let l = self.layers;
         check_field("layers", l as u64, (1..=MAX_LAYERS).contains(&l), "1..=32")?;
-        if let Tables::Preset(id, _) = self.tables {
+        if let Tables::Preset(id, mode) = self.tables {
             check_field(
                 "tables",
                 id as u64,
-                id <= TABLES_MAX_PRESET,
-                "a preset id 0..=2 or 255 (embedded)",
+                super::tables::preset(id, mode).is_some(),
+                "preset id 0 or 255 (embedded)",
             )?;
         }
         let lists = self.steps.len();
@@ -301,12 +299,13 @@ impl Header {
             "unknown flag bits set",
         )?;
         check_field("reserved", reserved as u64, reserved == 0, "must be 0")?;
-        let ok_tables = table_code <= TABLES_MAX_PRESET || table_code == TABLES_EMBEDDED;
+        let ok_tables =
+            super::tables::preset(table_code, mode).is_some() || table_code == TABLES_EMBEDDED;
         check_field(
             "tables",
             table_code as u64,
             ok_tables,
-            "a preset id 0..=2 or 255 (embedded)",
+            "preset id 0 or 255 (embedded)",
         )?;
         // Validate the sizes before allocating anything that depends on them.
         let mut header = Header {
@@ -319,7 +318,8 @@ impl Header {
             wavelet,
             levels,
             codeblock_height,
-            tables: Tables::Preset(table_code.min(TABLES_MAX_PRESET), mode),
+            // A placeholder until embedded tables are read below.
+            tables: Tables::Preset(super::tables::PRESET_REFERENCE, mode),
             fraction_bits,
             layers,
             block_shifts: flags & FLAG_BLOCK_SHIFTS != 0,

@@ -209,6 +209,12 @@ pub fn encode_bytes(image: &Image, format: FileFormat) -> Result<Vec<u8>, ImageI
     if format == FileFormat::Pnm {
         return pnm::encode(image).map_err(ImageIoError::Unsupported);
     }
+    if format == FileFormat::Tiff && image.planes.len() == 2 {
+        // The `image` crate's TIFF encoder has no gray + alpha colour type.
+        return Err(ImageIoError::Unsupported(
+            "TIFF output of gray + alpha (2-component) images is not supported; use .png".into(),
+        ));
+    }
     let dynamic = to_dynamic(image)?;
     let mut out = std::io::Cursor::new(Vec::new());
     let f = if format == FileFormat::Png {
@@ -263,9 +269,19 @@ mod tests {
             let img = Image::from_fn(13, 7, comps, bits, |x, y, c| {
                 ((x * 977 + y * 131 + c * 17) as i32) % (max + 1)
             });
-            let mut formats = vec![FileFormat::Png, FileFormat::Tiff];
+            let mut formats = vec![FileFormat::Png];
+            if comps != 2 {
+                formats.push(FileFormat::Tiff);
+            } else {
+                let e = encode_bytes(&img, FileFormat::Tiff).unwrap_err();
+                assert!(matches!(e, ImageIoError::Unsupported(_)), "{e}");
+                assert!(e.to_string().contains("gray + alpha"), "{e}");
+            }
             if comps != 2 && comps != 4 {
                 formats.push(FileFormat::Pnm);
+            } else {
+                let e = encode_bytes(&img, FileFormat::Pnm).unwrap_err();
+                assert!(matches!(e, ImageIoError::Unsupported(_)), "{e}");
             }
             for f in formats {
                 let bytes = encode_bytes(&img, f).unwrap();
