@@ -13,7 +13,12 @@ use wavelane_tests::fuzz_bodies::TARGETS;
 
 fn main() -> std::io::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
-    for target in TARGETS {
+    // Optional target names restrict the run: `gen_corpus gpu_diff`.
+    let only: Vec<String> = std::env::args().skip(1).collect();
+    for target in TARGETS
+        .iter()
+        .filter(|t| only.is_empty() || only.iter().any(|n| n == t.name))
+    {
         let dir = root.join(target.name);
         fs::create_dir_all(&dir)?;
         for entry in fs::read_dir(&dir)? {

@@ -93,12 +93,16 @@ replay_tests!(
     bpc_lanes_diff,
     cavlc_decode,
     cavlc_roundtrip,
+    h264_parse,
     vle_decode,
     vle_roundtrip,
     vle_lanes_diff,
     dwt_roundtrip,
     dwt_blocked_diff,
     scan_lanes_diff,
+    wl_container,
+    wl_decode,
+    gpu_diff,
 );
 
 /// Every fuzz target binary calls a body, every body has a binary, and the

@@ -16,19 +16,26 @@
 //! | `bpc_lanes_diff` | sequential vs lane-parallel encode and decode at every subgroup size |
 //! | `cavlc_decode` | CAVLC blocks from arbitrary bits; each decoded block re-encodes to the same bits |
 //! | `cavlc_roundtrip` | coefficients → encode (writer = counter = word slot) → decode |
+//! | `h264_parse` | H.264 stream parse of arbitrary bytes; accepted pictures are whole and every block re-encodes |
 //! | `vle_decode` | `.wlv` parse (canonical) and decompress; CPU backend = core |
 //! | `vle_roundtrip` | bytes → compress → decompress |
 //! | `vle_lanes_diff` | core sequential encoder vs lane-parallel model (both scan memories) vs CPU backend |
 //! | `dwt_roundtrip` | 2-D/3-D forward → inverse for every wavelet; core = CPU backend |
 //! | `dwt_blocked_diff` | plain level vs the shaders' block-based form |
 //! | `scan_lanes_diff` | sequential scan vs the subgroup-lane model vs CPU backend |
+//! | `gpu_diff` | CPU backend vs GPU backend: prefix scan, 2-D 5/3 and fixed-point 9/7 (and GPU inverse), VLE compress/decompress |
+//! | `wl_container` | `.wl` header, index and segment parse of arbitrary bytes; header and index canonical |
+//! | `wl_decode` | `.wl` image decode (whole, reduced, one layer) of arbitrary bytes; samples in range |
 
 pub mod bpc;
 pub mod cavlc;
 pub mod dwt;
+pub mod gpu_diff;
+pub mod h264;
 pub mod input;
 pub mod scan;
 pub mod vle;
+pub mod wl;
 
 pub use input::{Input, SeedWriter};
 
@@ -78,6 +85,11 @@ pub const TARGETS: &[Target] = &[
         seeds: cavlc::seeds_roundtrip,
     },
     Target {
+        name: "h264_parse",
+        run: h264::h264_parse,
+        seeds: h264::seeds,
+    },
+    Target {
         name: "vle_decode",
         run: vle::vle_decode,
         seeds: vle::seeds_decode,
@@ -106,6 +118,21 @@ pub const TARGETS: &[Target] = &[
         name: "scan_lanes_diff",
         run: scan::scan_lanes_diff,
         seeds: scan::seeds,
+    },
+    Target {
+        name: "wl_container",
+        run: wl::wl_container,
+        seeds: wl::seeds,
+    },
+    Target {
+        name: "wl_decode",
+        run: wl::wl_decode,
+        seeds: wl::seeds,
+    },
+    Target {
+        name: "gpu_diff",
+        run: gpu_diff::gpu_diff,
+        seeds: gpu_diff::seeds,
     },
 ];
 
