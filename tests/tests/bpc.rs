@@ -242,18 +242,20 @@ fn gpu_tallest_deepest_codeblock_equals_core() {
     let gpu = test_gpu();
     for_random_cases("bpc tallest gpu", 1, |rng| {
         let (w, h) = (64, bpc::MAX_HEIGHT);
-        let mut batch = CodeblockBatch::default();
-        batch.coefficients = (0..w * h)
-            .map(|_| {
-                let top = rand::Rng::random_range(rng, 0..=bpc::COEFFICIENT_BITS);
-                let v = rand::Rng::random_range(rng, 0..(1i32 << top));
-                if rand::Rng::random_bool(rng, 0.5) {
-                    -v
-                } else {
-                    v
-                }
-            })
-            .collect();
+        let mut batch = CodeblockBatch {
+            coefficients: (0..w * h)
+                .map(|_| {
+                    let top = rand::Rng::random_range(rng, 0..=bpc::COEFFICIENT_BITS);
+                    let v = rand::Rng::random_range(rng, 0..(1i32 << top));
+                    if rand::Rng::random_bool(rng, 0.5) {
+                        -v
+                    } else {
+                        v
+                    }
+                })
+                .collect(),
+            ..Default::default()
+        };
         batch.coefficients[0] = -((1 << bpc::COEFFICIENT_BITS) - 1);
         batch.blocks.push(wavelane::bpc::BlockDesc {
             offset: 0,

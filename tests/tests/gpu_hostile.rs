@@ -185,8 +185,9 @@ fn gpu_bpc_decode_shader_bounds_hostile_descriptors() {
     let gpu = gpu();
     let len = 4096usize;
     let desc = |offset: u32, stride: u32, w: u32, h: u32| [offset, stride, w | h << 8 | 3 << 20, 0];
-    // (descriptor, stream, region the descriptor may write)
-    let cases: Vec<([u32; 4], [u32; 4], Option<(usize, usize, usize, usize)>)> = vec![
+    // (descriptor, stream, region the descriptor may write: offset, stride, w, h)
+    type Region = (usize, usize, usize, usize);
+    let cases: Vec<([u32; 4], [u32; 4], Option<Region>)> = vec![
         (
             desc(100, 64, 64, 16),
             [0, u32::MAX, 27, u32::MAX],

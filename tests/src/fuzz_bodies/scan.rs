@@ -39,7 +39,7 @@ pub fn scan_lanes_diff(data: &[u8]) {
             assert_eq!(got, want, "lane scan values");
         }
         Err(ScanError::BadGeometry) => {
-            assert!(subgroup == 0 || workgroup == 0 || workgroup % subgroup != 0)
+            assert!(subgroup == 0 || workgroup == 0 || !workgroup.is_multiple_of(subgroup))
         }
         Err(ScanError::ScratchTooSmall) => assert!(scratch.len() < needed),
     }

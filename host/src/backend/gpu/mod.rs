@@ -22,6 +22,9 @@ use vulkano::pipeline::cache::{PipelineCache, PipelineCacheCreateInfo};
 use vulkano::pipeline::ComputePipeline;
 
 pub use device::{GpuInfo, DEVICE_ENV, VALIDATION_ENV};
+
+/// One device of [`Gpu::list`]: `(index, name, device type)`.
+pub type ListedDevice = (usize, String, String);
 pub use dispatch::{Dispatch, Timing};
 pub use scan::{ScanScratch, SCAN_WORKGROUP_SIZE};
 
@@ -153,7 +156,7 @@ impl Gpu {
 
     /// Lists every Vulkan device with compute support as `(index, name, type)`,
     /// and the index [`Gpu::new`] would pick.
-    pub fn list() -> Result<(Vec<(usize, String, String)>, usize), GpuError> {
+    pub fn list() -> Result<(Vec<ListedDevice>, usize), GpuError> {
         let (instance, _messenger) = device::create_instance()?;
         let candidates = device::compute_devices(&instance)?;
         let listed = candidates

@@ -38,7 +38,7 @@ impl Gpu {
         n: u32,
         scratch: &ScanScratch,
     ) -> Result<Vec<Dispatch>, GpuError> {
-        if (values.len() as u64) < n as u64 {
+        if values.len() < n as u64 {
             return Err(GpuError::Limit(format!(
                 "scan of {n} values over a buffer of {}",
                 values.len()
