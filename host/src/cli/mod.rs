@@ -55,7 +55,7 @@ pub enum Command {
     Bpc(bpc::BpcArgs),
     /// Train BPC-PaCo probability tables from images.
     TrainLut(train_lut::TrainLutArgs),
-    /// Measure throughput: `wavelane bench dwt|bpc` (more areas as they land).
+    /// Measure throughput against the device copy bandwidth: `wavelane bench dwt|bpc|vle|cavlc`.
     Bench(bench::BenchArgs),
     /// Wavelet-transform an image (or invert raw coefficients): raw Mallat-layout output.
     Dwt(dwt::DwtArgs),
