@@ -5,63 +5,19 @@
 //! picture, the GPU backend writes the same bytes, and bad input is a clear
 //! error (exit code 1, no panic).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::Path;
+
+use common::{ok, s, wavelane, Scratch};
 use wavelane_core::dwt::{forward_2d, Cdf53, Cdf97, ImageLayout};
 
 const W: usize = 37;
 const H: usize = 23;
 
-/// A scratch directory for one test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("wavelane-dwt-cli-{}-{test}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create scratch dir");
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn wavelane(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavelane"))
-        .args(args)
-        .output()
-        .expect("run wavelane")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = wavelane(args);
-    assert!(
-        out.status.success(),
-        "wavelane {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 stdout")
-}
-
 fn fails(args: &[&str], needle: &str) {
-    let out = wavelane(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "wavelane {args:?}: {stderr}");
+    let stderr = common::fails(args);
     assert!(stderr.contains(needle), "wavelane {args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "wavelane {args:?}: {stderr}");
 }
 
 /// An 8-bit test picture: gradient, a disc and some hashed noise.
@@ -103,7 +59,7 @@ fn shifted(px: &[u8]) -> Vec<i32> {
 
 #[test]
 fn forward_53_is_core_and_inverse_restores_the_image() {
-    let dir = Scratch::new("53");
+    let dir = Scratch::new("dwt-cli", "53");
     let (pgm, raw, back) = (dir.path("in.pgm"), dir.path("c.raw"), dir.path("back.pgm"));
     let px = pixels();
     write_pgm(&pgm, &px);
@@ -163,7 +119,7 @@ fn forward_53_is_core_and_inverse_restores_the_image() {
 
 #[test]
 fn fixed_and_float_97_round_trip_and_float_is_f32() {
-    let dir = Scratch::new("97");
+    let dir = Scratch::new("dwt-cli", "97");
     let pgm = dir.path("in.pgm");
     let px = pixels();
     write_pgm(&pgm, &px);
@@ -211,7 +167,7 @@ fn fixed_and_float_97_round_trip_and_float_is_f32() {
 
 #[test]
 fn png_view_has_the_image_size() {
-    let dir = Scratch::new("png");
+    let dir = Scratch::new("dwt-cli", "png");
     let (pgm, raw, png) = (dir.path("in.pgm"), dir.path("c.raw"), dir.path("view.png"));
     write_pgm(&pgm, &pixels());
     ok(&[
@@ -233,7 +189,7 @@ fn png_view_has_the_image_size() {
 
 #[test]
 fn gpu_backend_writes_the_same_coefficients() {
-    let dir = Scratch::new("gpu");
+    let dir = Scratch::new("dwt-cli", "gpu");
     let pgm = dir.path("in.pgm");
     write_pgm(&pgm, &pixels());
     for wavelet in ["53", "97i"] {
@@ -263,7 +219,7 @@ fn gpu_backend_writes_the_same_coefficients() {
 
 #[test]
 fn bad_input_is_a_clear_error() {
-    let dir = Scratch::new("errors");
+    let dir = Scratch::new("dwt-cli", "errors");
     let (pgm, raw) = (dir.path("in.pgm"), dir.path("c.raw"));
     write_pgm(&pgm, &pixels());
     fails(

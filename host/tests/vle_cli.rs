@@ -5,69 +5,9 @@
 //! errors (exit code 1, a message naming the failure, no panic) on
 //! truncated, corrupted and foreign inputs and on bad options.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-/// A scratch directory for one test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("wavelane-vle-cli-{}-{test}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create scratch dir");
-        Scratch(dir)
-    }
-
-    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).expect("write scratch file");
-        p
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn wavelane(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavelane"))
-        .args(args)
-        .output()
-        .expect("run wavelane")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-/// Runs and asserts success, returning stdout.
-fn ok(args: &[&str]) -> String {
-    let out = wavelane(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "wavelane {args:?} failed: {stderr}\n(GPU runs need a Vulkan device: \
-         VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json with lavapipe)"
-    );
-    String::from_utf8(out.stdout).expect("utf-8 stdout")
-}
-
-/// Runs and asserts a clean failure, returning stderr.
-fn fails(args: &[&str]) -> String {
-    let out = wavelane(args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "wavelane {args:?}: {stderr}");
-    assert!(stderr.starts_with("wavelane: error:"), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
-}
+use common::{fails, ok, s, wavelane, Scratch};
 
 /// Deterministic test inputs: (name, bytes).
 fn inputs() -> Vec<(&'static str, Vec<u8>)> {
@@ -92,7 +32,7 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
 
 #[test]
 fn cpu_round_trips_every_kind_of_file() {
-    let dir = Scratch::new("cpu");
+    let dir = Scratch::new("vle-cli", "cpu");
     for (name, bytes) in inputs() {
         let input = dir.file(name, &bytes);
         let packed = dir.path(&format!("{name}.wlv"));
@@ -125,7 +65,7 @@ fn cpu_round_trips_every_kind_of_file() {
 
 #[test]
 fn json_summary_describes_the_file() {
-    let dir = Scratch::new("json");
+    let dir = Scratch::new("vle-cli", "json");
     let bytes = include_bytes!("../src/vle/format.rs").to_vec();
     let input = dir.file("in", &bytes);
     let packed = dir.path("in.wlv");
@@ -172,7 +112,7 @@ fn json_summary_describes_the_file() {
 
 #[test]
 fn gpu_writes_the_cpu_file_and_decodes_it() {
-    let dir = Scratch::new("gpu");
+    let dir = Scratch::new("vle-cli", "gpu");
     for (name, bytes) in inputs() {
         let input = dir.file(name, &bytes);
         let cpu = dir.path(&format!("{name}.cpu.wlv"));
@@ -215,7 +155,7 @@ fn gpu_writes_the_cpu_file_and_decodes_it() {
 
 #[test]
 fn corrupted_and_foreign_inputs_are_clear_errors() {
-    let dir = Scratch::new("corrupt");
+    let dir = Scratch::new("vle-cli", "corrupt");
     let bytes = include_bytes!("../src/vle/cpu.rs").repeat(4);
     let input = dir.file("in", &bytes);
     let packed = dir.path("in.wlv");
@@ -320,7 +260,7 @@ fn corrupted_and_foreign_inputs_are_clear_errors() {
 
 #[test]
 fn bad_options_are_clear_errors() {
-    let dir = Scratch::new("options");
+    let dir = Scratch::new("vle-cli", "options");
     let input = dir.file("in", &(0..=255u8).collect::<Vec<_>>());
     let out = dir.path("out.wlv");
     let err = fails(&[
