@@ -81,3 +81,47 @@ fn child_select_without_driver() {
     let auto = Backend::select(BackendKind::Auto).unwrap();
     assert_eq!(auto.kind(), BackendKind::Cpu);
 }
+
+/// `auto` never picks a software Vulkan device (lavapipe) by itself: it is
+/// slower than the CPU backend. With `WAVELANE_DEVICE` naming it, it does.
+/// Runs where the suite's Vulkan device is lavapipe (CI); on a machine with
+/// a hardware GPU, `auto` must pick the GPU instead.
+#[test]
+fn gpu_auto_skips_software_devices_unless_chosen() {
+    let gpu = wavelane::backend::Gpu::shared().expect("a Vulkan device for this test");
+    let software = gpu.info().device_type == wavelane::backend::SOFTWARE_DEVICE_TYPE;
+    let run = |device: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wavelane"));
+        cmd.args(["vle", "compress", "Cargo.toml", "-o"])
+            .arg(std::env::temp_dir().join(format!("wavelane-auto-{}.wlv", std::process::id())))
+            .arg("--json");
+        match device {
+            Some(d) => cmd.env("WAVELANE_DEVICE", d),
+            None => cmd.env_remove("WAVELANE_DEVICE"),
+        };
+        let out = cmd.output().expect("run wavelane");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let chosen = run(None);
+    if software {
+        assert!(
+            chosen.contains("\"cpu"),
+            "auto took the software device: {chosen}"
+        );
+        let forced = run(Some(&gpu.info().index.to_string()));
+        assert!(
+            forced.contains("\"gpu"),
+            "WAVELANE_DEVICE was ignored: {forced}"
+        );
+    } else {
+        assert!(
+            chosen.contains("\"gpu"),
+            "auto skipped a hardware GPU: {chosen}"
+        );
+    }
+}

@@ -17,7 +17,9 @@ pub enum BackendKind {
     Cpu,
     /// A Vulkan compute device; an error if there is none.
     Gpu,
-    /// The GPU if one can be opened, else the CPU with a one-line notice.
+    /// A hardware GPU if one can be opened, else the CPU with a one-line
+    /// notice (a software Vulkan device such as lavapipe only when chosen
+    /// with `WAVELANE_DEVICE`).
     #[default]
     Auto,
 }
@@ -39,9 +41,14 @@ pub enum Backend {
     Gpu(Arc<Gpu>),
 }
 
+/// `GpuInfo::device_type` of a CPU-emulated Vulkan device (lavapipe).
+pub const SOFTWARE_DEVICE_TYPE: &str = "Cpu";
+
 impl Backend {
     /// Opens the backend for `kind`. With [`BackendKind::Auto`] a missing
-    /// GPU is not an error: it prints one notice to stderr and uses the CPU.
+    /// GPU is not an error: it prints one notice to stderr and uses the CPU;
+    /// so does a software-only Vulkan device unless `WAVELANE_DEVICE` picks
+    /// it.
     pub fn select(kind: BackendKind) -> Result<Backend, BackendError> {
         match kind {
             BackendKind::Cpu => Ok(Backend::Cpu),
@@ -49,6 +56,21 @@ impl Backend {
                 .map(Backend::Gpu)
                 .map_err(BackendError::GpuUnavailable),
             BackendKind::Auto => Ok(match Gpu::shared() {
+                // A software Vulkan device (lavapipe) emulates the GPU on
+                // the CPU, far slower than the CPU backend: `auto` takes it
+                // only when the user picked it with WAVELANE_DEVICE.
+                Ok(gpu)
+                    if gpu.info().device_type == SOFTWARE_DEVICE_TYPE
+                        && std::env::var_os(gpu::DEVICE_ENV).is_none() =>
+                {
+                    eprintln!(
+                        "wavelane: only a software Vulkan device ({}); using the CPU backend \
+                         (--backend gpu or {}=... uses it)",
+                        gpu.info().name,
+                        gpu::DEVICE_ENV
+                    );
+                    Backend::Cpu
+                }
                 Ok(gpu) => Backend::Gpu(gpu),
                 Err(e) => {
                     eprintln!("wavelane: no GPU ({e}); using the CPU backend");

@@ -78,7 +78,7 @@ pub struct DwtArgs {
     #[arg(long)]
     pub png: Option<PathBuf>,
     /// Where to run.
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
     /// Print width, height, timing and every subband's rectangle as JSON.
     #[arg(long)]
