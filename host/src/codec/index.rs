@@ -157,7 +157,7 @@ impl BlockIndex {
             index.tops[i] = Some(top);
             if shifts {
                 let s = r.read_ue().map_err(bad)?;
-                if top as u32 + s > MAX_BITPLANE as u32 {
+                if (top as u32).saturating_add(s) > MAX_BITPLANE as u32 {
                     return Err(FormatError::Index(format!(
                         "block {i}: shift {s} with top bitplane {top} exceeds 27"
                     )));
