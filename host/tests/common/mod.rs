@@ -63,13 +63,17 @@ pub fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 stdout")
 }
 
-/// Runs and asserts a clean failure (exit code 1, an error line, no
-/// panic), returning stderr.
+/// Runs and asserts a clean failure (exit code 1, a `wavelane: error:`
+/// line, no panic), returning stderr.
 pub fn fails(args: &[&str]) -> String {
     let out = wavelane(args);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(1), "wavelane {args:?}: {stderr}");
-    assert!(stderr.starts_with("wavelane: error:"), "{stderr}");
+    // Notices (e.g. the backend choice) may come first; the error line must be there.
+    assert!(
+        stderr.lines().any(|l| l.starts_with("wavelane: error:")),
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
 }
