@@ -1,16 +1,24 @@
-// One 2-D DWT level of every slice of a region, block by block: the GPU
-// twin of wavelane_core::dwt::block::{forward_level_blocked,
-// inverse_level_blocked} with geometry BlockGeometry::for_subgroup
-// (PAIRS_PER_LANE = 2, SHADER_PAIR_ROWS = 8).
-//
-// A subgroup owns a block of 2 * gl_SubgroupSize sample pairs by 8 pair
-// rows, halo included. Lane j keeps columns 4j..4j+3 of all 16 rows in
-// registers: vertical lifting is register arithmetic, horizontal lifting
+// One 2-D DWT level of every slice of a region: the GPU twin of
+// wavelane_core::dwt::block::{forward_level_blocked, inverse_level_blocked}.
+// Horizontally a subgroup owns 2 * gl_SubgroupSize sample pairs, halo
+// included: lane j keeps columns 4j..4j+3 in registers, horizontal lifting
 // takes one neighbour value per step from lane j-1 or j+1 by subgroup
-// shuffle (the block edges mirror like the core model). Only the interior
-// (without HALO pairs each side) is stored. Subgroups walk the blocks of all
-// slices in a grid-stride loop, so any subgroup size >= 4 and any dispatch
-// size give the same result.
+// shuffle (the block edges mirror like the core model), and only the
+// interior (without HALO pairs each side) is stored. No shared memory, no
+// barriers. Subgroups walk the blocks of all slices in a grid-stride loop,
+// so any subgroup size >= 4 and any dispatch size give the same result.
+//
+// Forward (BlockGeometry::forward_strip): a block is a tall strip of
+// p.strip_out_pairs output pair rows plus HALO pair rows above and below,
+// streamed top to bottom through a sliding window of NSTEPS + 3 rows, with
+// AHEAD pair rows of loads in flight. Each row leaves the window final after
+// the vertical lifting steps, is lifted horizontally and stored to its
+// Mallat position: every sample is read once (plus the halo) and written
+// once.
+//
+// Inverse (BlockGeometry::for_subgroup): a block of PAIR_ROWS pair rows held
+// whole in registers (lane j: 4 columns of all 16 rows), lifted horizontally
+// then vertically; only the interior rows are stored.
 //
 // The includer defines WAVELET and INVERSE (0 or 1).
 //
@@ -26,7 +34,8 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common/dwt_lift.glsl"
 
-// wavelane_core::dwt::block::SHADER_PAIR_ROWS (8: 16 spilled registers on NVIDIA).
+// wavelane_core::dwt::block::SHADER_PAIR_ROWS (inverse blocks; 16 spilled
+// registers on NVIDIA).
 #define PAIR_ROWS 8
 #define ROWS (2 * PAIR_ROWS)
 #define FLAG_X 1u
@@ -37,13 +46,15 @@
 
 layout(local_size_x = 64) in;
 
-layout(set = 0, binding = 0) readonly buffer BufA { T a_buf[]; };
+// The three buffers are always distinct (GpuDwt binds different ones):
+// `restrict` lets the compiler move loads ahead of stores.
+layout(set = 0, binding = 0) restrict readonly buffer BufA { T a_buf[]; };
 #if INVERSE
-layout(set = 0, binding = 1) readonly buffer BufB { T b_buf[]; };
+layout(set = 0, binding = 1) restrict readonly buffer BufB { T b_buf[]; };
 #else
-layout(set = 0, binding = 1) writeonly buffer BufB { T b_buf[]; };
+layout(set = 0, binding = 1) restrict writeonly buffer BufB { T b_buf[]; };
 #endif
-layout(set = 0, binding = 2) writeonly buffer BufC { T c_buf[]; };
+layout(set = 0, binding = 2) restrict writeonly buffer BufC { T c_buf[]; };
 
 layout(push_constant) uniform Params {
     uint width;      // region size
@@ -57,75 +68,64 @@ layout(push_constant) uniform Params {
     uint b_slice;
     uint c_stride;
     uint c_slice;
+    uint strip_out_pairs;  // forward: output pair rows per strip (>= 1); inverse: unused
 } p;
 
-T v[ROWS][4];
-
-void vertical(bool inverse) {
+// Horizontal lifting of one row of the subgroup's 2 * gl_SubgroupSize pairs.
+void horizontal(inout T row[4], bool inverse) {
+    uint lane = gl_SubgroupInvocationID;
+    bool first = lane == 0u;
+    bool last = lane == gl_SubgroupSize - 1u;
 #if HAS_SCALING
     if (inverse) {
-        [[unroll]] for (int r = 0; r < ROWS; r++) {
-            [[unroll]] for (int c = 0; c < 4; c++) {
-                v[r][c] *= (r & 1) == 0 ? SCALE_K : SCALE_INV_K;
-            }
-        }
+        row[0] *= SCALE_K; row[2] *= SCALE_K;
+        row[1] *= SCALE_INV_K; row[3] *= SCALE_INV_K;
     }
 #endif
     [[unroll]] for (int k = 0; k < NSTEPS; k++) {
         int s = inverse ? NSTEPS - 1 - k : k;
-        [[unroll]] for (int r = (s & 1) == 0 ? 1 : 0; r < ROWS; r += 2) {
-            int up = r == 0 ? 1 : r - 1;
-            int down = r + 1 < ROWS ? r + 1 : r - 1;
-            [[unroll]] for (int c = 0; c < 4; c++) {
-                v[r][c] = inverse ? unlift(s, v[r][c], v[up][c], v[down][c])
-                                  : lift(s, v[r][c], v[up][c], v[down][c]);
-            }
+        if ((s & 1) == 0) {
+            // Odd positions (columns 1, 3); the right neighbour of column
+            // 3 is column 0 of the next lane, mirrored at the block edge.
+            T right = subgroupShuffleDown(row[0], 1u);
+            right = last ? row[2] : right;
+            row[1] = inverse ? unlift(s, row[1], row[0], row[2]) : lift(s, row[1], row[0], row[2]);
+            row[3] = inverse ? unlift(s, row[3], row[2], right) : lift(s, row[3], row[2], right);
+        } else {
+            T left = subgroupShuffleUp(row[3], 1u);
+            left = first ? row[1] : left;
+            row[0] = inverse ? unlift(s, row[0], left, row[1]) : lift(s, row[0], left, row[1]);
+            row[2] = inverse ? unlift(s, row[2], row[1], row[3]) : lift(s, row[2], row[1], row[3]);
         }
     }
 #if HAS_SCALING
     if (!inverse) {
-        [[unroll]] for (int r = 0; r < ROWS; r++) {
-            [[unroll]] for (int c = 0; c < 4; c++) {
-                v[r][c] *= (r & 1) == 0 ? SCALE_INV_K : SCALE_K;
-            }
-        }
+        row[0] *= SCALE_INV_K; row[2] *= SCALE_INV_K;
+        row[1] *= SCALE_K; row[3] *= SCALE_K;
     }
 #endif
 }
 
-void horizontal(bool inverse) {
-    uint lane = gl_SubgroupInvocationID;
-    bool first = lane == 0u;
-    bool last = lane == gl_SubgroupSize - 1u;
-    [[unroll]] for (int r = 0; r < ROWS; r++) {
+#if INVERSE
+T v[ROWS][4];
+
+void vertical_inverse() {
 #if HAS_SCALING
-        if (inverse) {
-            v[r][0] *= SCALE_K; v[r][2] *= SCALE_K;
-            v[r][1] *= SCALE_INV_K; v[r][3] *= SCALE_INV_K;
+    [[unroll]] for (int r = 0; r < ROWS; r++) {
+        [[unroll]] for (int c = 0; c < 4; c++) {
+            v[r][c] *= (r & 1) == 0 ? SCALE_K : SCALE_INV_K;
         }
+    }
 #endif
-        [[unroll]] for (int k = 0; k < NSTEPS; k++) {
-            int s = inverse ? NSTEPS - 1 - k : k;
-            if ((s & 1) == 0) {
-                // Odd positions (columns 1, 3); the right neighbour of column
-                // 3 is column 0 of the next lane, mirrored at the block edge.
-                T right = subgroupShuffleDown(v[r][0], 1u);
-                right = last ? v[r][2] : right;
-                v[r][1] = inverse ? unlift(s, v[r][1], v[r][0], v[r][2]) : lift(s, v[r][1], v[r][0], v[r][2]);
-                v[r][3] = inverse ? unlift(s, v[r][3], v[r][2], right) : lift(s, v[r][3], v[r][2], right);
-            } else {
-                T left = subgroupShuffleUp(v[r][3], 1u);
-                left = first ? v[r][1] : left;
-                v[r][0] = inverse ? unlift(s, v[r][0], left, v[r][1]) : lift(s, v[r][0], left, v[r][1]);
-                v[r][2] = inverse ? unlift(s, v[r][2], v[r][1], v[r][3]) : lift(s, v[r][2], v[r][1], v[r][3]);
+    [[unroll]] for (int k = 0; k < NSTEPS; k++) {
+        int s = NSTEPS - 1 - k;
+        [[unroll]] for (int r = (s & 1) == 0 ? 1 : 0; r < ROWS; r += 2) {
+            int up = r == 0 ? 1 : r - 1;
+            int down = r + 1 < ROWS ? r + 1 : r - 1;
+            [[unroll]] for (int c = 0; c < 4; c++) {
+                v[r][c] = unlift(s, v[r][c], v[up][c], v[down][c]);
             }
         }
-#if HAS_SCALING
-        if (!inverse) {
-            v[r][0] *= SCALE_INV_K; v[r][2] *= SCALE_INV_K;
-            v[r][1] *= SCALE_K; v[r][3] *= SCALE_K;
-        }
-#endif
     }
 }
 
@@ -156,7 +156,6 @@ void main() {
         uint cx[4];
         [[unroll]] for (int c = 0; c < 4; c++) cx[c] = dwt_mirror(x0 + c, w);
 
-#if INVERSE
         [[unroll]] for (int r = 0; r < ROWS; r++) {
             uint y = dwt_mirror(y0 + r, h);
             uint row = dwt_mallat(y, h, do_y);
@@ -168,16 +167,10 @@ void main() {
                                           : a_buf[z * p.a_slice + row * p.a_stride + col];
             }
         }
-        if (do_x) horizontal(true);
-        if (do_y) vertical(true);
-#else
-        [[unroll]] for (int r = 0; r < ROWS; r++) {
-            uint base = z * p.a_slice + dwt_mirror(y0 + r, h) * p.a_stride;
-            [[unroll]] for (int c = 0; c < 4; c++) v[r][c] = a_buf[base + cx[c]];
+        if (do_x) {
+            [[unroll]] for (int r = 0; r < ROWS; r++) horizontal(v[r], true);
         }
-        if (do_y) vertical(false);
-        if (do_x) horizontal(false);
-#endif
+        if (do_y) vertical_inverse();
 
         [[unroll]] for (int r = 2 * HALO; r < ROWS - 2 * HALO; r++) {
             int yi = y0 + r;
@@ -187,20 +180,133 @@ void main() {
                 uint pair = 2u * lane + uint(c >> 1);
                 int xi = x0 + c;
                 if (pair < HALO || pair >= pairs_x - HALO || xi >= int(w)) continue;
-                uint x = uint(xi);
-#if INVERSE
-                c_buf[z * p.c_slice + y * p.c_stride + x] = v[r][c];
-#else
-                uint col = dwt_mallat(x, w, do_x);
-                uint row = dwt_mallat(y, h, do_y);
-                bool low = (!do_y || (y & 1u) == 0u) && (!do_x || (x & 1u) == 0u);
-                if (low && ll_sep) {
-                    c_buf[z * p.c_slice + row * p.c_stride + col] = v[r][c];
-                } else {
-                    b_buf[z * p.b_slice + row * p.b_stride + col] = v[r][c];
-                }
-#endif
+                c_buf[z * p.c_slice + y * p.c_stride + uint(xi)] = v[r][c];
             }
         }
     }
 }
+
+#else
+// Sliding window of the forward stream: at pair step k it holds strip rows
+// 2k - NSTEPS - 1 .. 2k + 1. Lifting step s updates row 2k - 1 - s (window
+// index WIN - 3 - s), whose neighbours went through step s - 1 already, so
+// rows 2k - NSTEPS and 2k - NSTEPS + 1 (indices 1 and 2) are final.
+#define WIN (NSTEPS + 3)
+// Pair rows loaded ahead of the one being lifted: memory-level parallelism.
+#define AHEAD 2
+T win[WIN][4];
+T ahead[2 * AHEAD][4];
+
+void load_row(int slot, int yi, uint z, uint cx[4]) {
+    uint base = z * p.a_slice + dwt_mirror(yi, p.height) * p.a_stride;
+    [[unroll]] for (int c = 0; c < 4; c++) ahead[slot][c] = a_buf[base + cx[c]];
+}
+
+void main() {
+    uint sg_size = gl_SubgroupSize;
+    uint lane = gl_SubgroupInvocationID;
+    uint pairs_x = 2u * sg_size;
+    if (pairs_x <= 2u * HALO) return;  // the host refuses such devices
+    uint out_px = pairs_x - 2u * HALO;
+    uint out_py = max(p.strip_out_pairs, 1u);
+    uint w = p.width;
+    uint h = p.height;
+    bool do_x = (p.flags & FLAG_X) != 0u;
+    bool do_y = (p.flags & FLAG_Y) != 0u;
+    bool ll_main = (p.flags & FLAG_LL_IN_MAIN) != 0u;
+    uint pairs_y = (h + 1u) / 2u;
+    uint nbx = ((w + 1u) / 2u + out_px - 1u) / out_px;
+    uint nby = (pairs_y + out_py - 1u) / out_py;
+    uint total = nbx * nby * p.slices;
+    uint first_sg = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID;
+    uint stride_sg = gl_NumWorkGroups.x * gl_NumSubgroups;
+    for (uint b = first_sg; b < total; b += stride_sg) {
+        uint bx = b % nbx;
+        uint by = (b / nbx) % nby;
+        uint z = b / (nbx * nby);
+        bool ll_sep = !ll_main && z < p.ll_slices;
+        int x0 = int(bx * out_px) * 2 - 2 * HALO + int(4u * lane);
+        uint cx[4];
+        uint col[4];
+        bool low_x[4];
+        bool store_x[4];
+        [[unroll]] for (int c = 0; c < 4; c++) {
+            cx[c] = dwt_mirror(x0 + c, w);
+            uint pair = 2u * lane + uint(c >> 1);
+            store_x[c] = pair >= HALO && pair < pairs_x - HALO && x0 + c < int(w);
+            // x0 + c >= 0 wherever store_x holds.
+            col[c] = dwt_mallat(uint(x0 + c), w, do_x);
+            low_x[c] = !do_x || ((x0 + c) & 1) == 0;
+        }
+        uint out_y0 = by * out_py;  // first output pair row of the strip
+        int y0 = int(out_y0) * 2 - 2 * HALO;  // first strip row (top halo)
+        // Pair step k loads strip pair row k and completes output pair row
+        // out_y0 + k - 2 * HALO; the stream stops after the strip's last
+        // output row inside the image (the bottom halo is loaded, never
+        // finished: its lifting would need rows beyond the strip).
+        uint steps = min(out_py, pairs_y - out_y0) + 2u * HALO;
+        [[unroll]] for (int r = 0; r < WIN; r++) {
+            [[unroll]] for (int c = 0; c < 4; c++) win[r][c] = T(0);
+        }
+        [[unroll]] for (int a = 0; a < AHEAD; a++) {
+            if (uint(a) < steps) {
+                load_row(2 * a, y0 + 2 * a, z, cx);
+                load_row(2 * a + 1, y0 + 2 * a + 1, z, cx);
+            }
+        }
+        for (uint k = 0u; k < steps; k++) {
+            [[unroll]] for (int r = 0; r < WIN - 2; r++) win[r] = win[r + 2];
+            win[WIN - 2] = ahead[0];
+            win[WIN - 1] = ahead[1];
+            [[unroll]] for (int r = 0; r < 2 * AHEAD - 2; r++) ahead[r] = ahead[r + 2];
+            if (k + uint(AHEAD) < steps) {
+                int ya = y0 + 2 * int(k) + 2 * AHEAD;
+                load_row(2 * AHEAD - 2, ya, z, cx);
+                load_row(2 * AHEAD - 1, ya + 1, z, cx);
+            }
+            if (do_y) {
+                [[unroll]] for (int s = 0; s < NSTEPS; s++) {
+                    // Row 2k - 1 - s of the strip; rows above the strip do
+                    // not exist, and the strip's first row mirrors (row -1
+                    // is row 1) like the core model's block edge.
+                    int r = 2 * int(k) - 1 - s;
+                    if (r >= 0) {
+                        const int i = WIN - 3 - s;
+                        [[unroll]] for (int c = 0; c < 4; c++) {
+                            T up = r == 0 ? win[i + 1][c] : win[i - 1][c];
+                            win[i][c] = lift(s, win[i][c], up, win[i + 1][c]);
+                        }
+                    }
+                }
+            }
+            if (k >= uint(2 * HALO)) {
+                uint y_even = 2u * (out_y0 + k - uint(2 * HALO));
+                [[unroll]] for (int r = 0; r < 2; r++) {
+                    T row[4] = win[1 + r];
+#if HAS_SCALING
+                    // Scale the copy: the window's odd row is still the
+                    // upper neighbour of the next even row's last step.
+                    if (do_y) {
+                        [[unroll]] for (int c = 0; c < 4; c++) row[c] *= r == 0 ? SCALE_INV_K : SCALE_K;
+                    }
+#endif
+                    if (do_x) horizontal(row, false);
+                    uint y = y_even + uint(r);
+                    if (y < h) {
+                        uint out_row = dwt_mallat(y, h, do_y);
+                        bool low_y = !do_y || r == 0;
+                        [[unroll]] for (int c = 0; c < 4; c++) {
+                            if (!store_x[c]) continue;
+                            if (low_y && low_x[c] && ll_sep) {
+                                c_buf[z * p.c_slice + out_row * p.c_stride + col[c]] = row[c];
+                            } else {
+                                b_buf[z * p.b_slice + out_row * p.b_stride + col[c]] = row[c];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+#endif

@@ -69,6 +69,8 @@ T unlift(int s, T x, T a, T b) { return x - lift_term(s, a, b); }
 // Uses mirror(-i) == mirror(i) so that % only ever sees non-negative values.
 uint dwt_mirror(int i, uint n) {
     if (n <= 1u) return 0u;
+    // Inside the line (nearly every call): no division.
+    if (i >= 0 && uint(i) < n) return uint(i);
     uint period = 2u * (n - 1u);
     uint m = uint(i < 0 ? -i : i) % period;
     return m >= n ? period - m : m;

@@ -5,7 +5,9 @@
 
 use rand::Rng;
 use wavelane::backend::Backend;
+use wavelane::dwt::gpu::GpuDwt;
 use wavelane::dwt::{self, HostWavelet};
+use wavelane_core::dwt::block::STRIP_TARGET;
 use wavelane_core::dwt::volume::{self, VolumeLayout};
 use wavelane_core::dwt::{max_levels, Cdf53, Cdf97, Fixed97, ImageLayout};
 use wavelane_tests::{assert_same, for_random_cases, gpu, TestRng};
@@ -212,5 +214,45 @@ fn dwt_gpu_equals_core_3d() {
         let case = random_volume_case(rng, 40);
         let input = samples(rng, len(&case.layout));
         check_all(&backend, &case, &input);
+    });
+}
+
+/// The forward shaders stream strips whose height the host picks per level
+/// from a strip target: the tallest strips (target 1: one strip per column
+/// of strips, capped at the maximum height, so the image is taller than one
+/// strip), a few, and the default (the shortest strips on these sizes) must
+/// all give the core's coefficients.
+fn check_strips<W: HostWavelet>(input: &[i32], w: usize, h: usize, levels: u32)
+where
+    W::Sample: Sample,
+{
+    let layout = VolumeLayout::new(w, h, 1);
+    let original: Vec<W::Sample> = input.iter().map(|&v| W::Sample::from_i32(v)).collect();
+    let mut expected = original.clone();
+    let mut scratch = vec![W::Sample::default(); volume::scratch_len_3d(w, h, 1)];
+    volume::forward_3d::<W>(&mut expected, layout, [levels, levels, 0], &mut scratch).unwrap();
+    for target in [1, 5, STRIP_TARGET] {
+        let plan = GpuDwt::new(gpu(), layout, [levels, levels, 0])
+            .unwrap()
+            .with_strip_target(target);
+        let mut got = original.clone();
+        plan.forward_host::<W>(&mut got).unwrap();
+        W::Sample::compare(
+            &format!("{:?} forward {w}x{h} L{levels} strips {target}", W::WAVELET),
+            &expected,
+            &got,
+        );
+    }
+}
+
+#[test]
+fn dwt_gpu_equals_core_any_strip_height() {
+    for_random_cases("dwt_gpu_equals_core_any_strip_height", 1, |rng| {
+        for &(w, h, levels) in &[(37, 300, 3), (300, 131, 2), (1, 260, 2)] {
+            let input = samples(rng, w * h);
+            check_strips::<Cdf53>(&input, w, h, levels);
+            check_strips::<Fixed97>(&input, w, h, levels);
+            check_strips::<Cdf97>(&input, w, h, levels);
+        }
     });
 }

@@ -19,6 +19,20 @@
 //! (the next level's source), exactly the buffers the GPU driver uses. The
 //! result equals [`super::forward_level_2d`] / [`super::inverse_level_2d`]
 //! for every geometry with room for output; tests check that.
+//!
+//! The shaders use two shapes of block. The **inverse** holds a whole block
+//! of [`SHADER_PAIR_ROWS`] pair rows in registers
+//! ([`BlockGeometry::for_subgroup`]). The **forward** block is a tall strip
+//! ([`BlockGeometry::forward_strip`]): the subgroup streams it from top to
+//! bottom through a sliding window of rows, so only the strip's two ends
+//! carry a vertical halo. In the stream, lifting step `s` of strip row `r`
+//! runs as soon as rows `r - 1` and `r + 1` have been through step `s - 1`,
+//! and a row is stored as soon as it has been through every step; that is a
+//! reordering of the block's vertical lifting, with the block's top edge
+//! mirrored the same way. The stream stops at the strip's last output row,
+//! so it never finishes the bottom halo rows, which are not stored anyway
+//! (and are the only rows the block's bottom mirror reaches). Stored values
+//! are therefore those of [`forward_level_blocked`] on the strip geometry.
 
 use super::lines::mirror;
 use super::two_d::mallat_index;
@@ -26,10 +40,21 @@ use super::{DwtError, Lifting, Wavelet};
 
 /// Pairs per lane in the shaders (each lane holds 4 columns).
 pub const PAIRS_PER_LANE: usize = 2;
-/// Pair rows per block in the shaders (16 rows). 8 rather than 16: with 16
-/// the 32 x 4 register block spilled on an NVIDIA H200 and the 9/7 ran 3 to
-/// 10 times slower (docs/perf-notes.md, DWT).
+/// Pair rows per block in the inverse shaders (16 rows). 8 rather than 16:
+/// with 16 the 32 x 4 register block spilled on an NVIDIA H200 and the 9/7
+/// ran 3 to 10 times slower (docs/perf-notes.md, DWT).
 pub const SHADER_PAIR_ROWS: usize = 8;
+/// Forward strips per level that [`BlockGeometry::forward_strip`] aims for:
+/// each strip is one subgroup, and a large GPU holds a few thousand resident
+/// subgroups (an H200: 132 SMs x up to 64), so this fills it about twice,
+/// which keeps the tail of the last wave short.
+pub const STRIP_TARGET: usize = 8192;
+/// Output pair rows of a forward strip, at least: short strips are
+/// halo-dominated.
+pub const STRIP_MIN_OUT_PAIR_ROWS: usize = 4;
+/// Output pair rows of a forward strip, at most: beyond this the halo
+/// (2 pair rows of 66 for 5/3) costs nothing more worth saving.
+pub const STRIP_MAX_OUT_PAIR_ROWS: usize = 64;
 
 /// Size of a block and of its halo, in quads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,9 +82,37 @@ impl BlockGeometry {
         })
     }
 
-    /// The geometry of the shaders for a subgroup of `subgroup_size` lanes.
+    /// The geometry of the inverse shaders for a subgroup of `subgroup_size`
+    /// lanes.
     pub fn for_subgroup(wavelet: Wavelet, subgroup_size: usize) -> Result<Self, DwtError> {
         Self::new(wavelet, PAIRS_PER_LANE * subgroup_size, SHADER_PAIR_ROWS)
+    }
+
+    /// The forward shaders' strip for a `width x height` level: as wide as
+    /// the inverse block, and tall enough that about `target_strips` strips
+    /// cover the level ([`STRIP_TARGET`] by default), within
+    /// [`STRIP_MIN_OUT_PAIR_ROWS`]..=[`STRIP_MAX_OUT_PAIR_ROWS`] output pair
+    /// rows. The shader takes the strip height from the host, so any value
+    /// gives correct results; this only decides how fast.
+    pub fn forward_strip(
+        wavelet: Wavelet,
+        subgroup_size: usize,
+        width: usize,
+        height: usize,
+        target_strips: usize,
+    ) -> Result<Self, DwtError> {
+        let halo = wavelet.halo_pairs();
+        let pairs_x = PAIRS_PER_LANE * subgroup_size;
+        if pairs_x <= 2 * halo {
+            return Err(DwtError::BadBlockGeometry);
+        }
+        let across = width.div_ceil(2).div_ceil(pairs_x - 2 * halo).max(1);
+        let down = (target_strips / across).max(1);
+        let out_rows = height
+            .div_ceil(2)
+            .div_ceil(down)
+            .clamp(STRIP_MIN_OUT_PAIR_ROWS, STRIP_MAX_OUT_PAIR_ROWS);
+        Self::new(wavelet, pairs_x, out_rows + 2 * halo)
     }
 
     /// Output quads per block row.

@@ -1,6 +1,8 @@
 //! Unit and property tests of the DWT module (std allowed here).
 
-use super::block::{forward_level_blocked, inverse_level_blocked, BlockGeometry, LevelShape};
+use super::block::{
+    forward_level_blocked, inverse_level_blocked, BlockGeometry, LevelShape, STRIP_TARGET,
+};
 use super::volume::{forward_3d, inverse_3d, volume_subbands, VolumeLayout};
 use super::*;
 use proptest::prelude::*;
@@ -197,14 +199,15 @@ fn blocked_multilevel<W: Lifting>(
     w: usize,
     h: usize,
     levels: u32,
-    g: BlockGeometry,
+    geometry: impl Fn(usize, usize) -> BlockGeometry,
 ) -> Vec<W::Sample> {
     let mut out = vec![W::Sample::default(); w * h];
     let mut src: Vec<W::Sample> = image.to_vec();
     let mut src_stride = w;
-    let mut block = vec![W::Sample::default(); g.block_len()];
     for level in 0..levels {
         let (lw, lh) = level_size(w, h, level);
+        let g = geometry(lw, lh);
+        let mut block = vec![W::Sample::default(); g.block_len()];
         let shape = LevelShape::level_2d(lw, lh);
         let (llw, llh) = shape.ll_size();
         let mut ll = vec![W::Sample::default(); llw * llh];
@@ -262,14 +265,20 @@ fn check_blocked<W: Lifting>(image: &[W::Sample], w: usize, h: usize, levels: u3
     let mut scratch = vec![W::Sample::default(); scratch_len_2d(w, h)];
     forward_2d::<W>(&mut plain, ImageLayout::new(w, h), levels, &mut scratch).unwrap();
     for sg in [4, 8, 16, 32] {
+        // Strip heights from the minimum (many strips) to the maximum (one
+        // strip per column of strips on these small images).
+        for target in [1, 200, STRIP_TARGET] {
+            let strip =
+                |lw, lh| BlockGeometry::forward_strip(W::WAVELET, sg, lw, lh, target).unwrap();
+            let blocked = blocked_multilevel::<W>(image, w, h, levels, strip);
+            assert_eq!(
+                blocked,
+                plain,
+                "{:?} forward {w}x{h} L{levels} subgroup {sg} strips {target}",
+                W::WAVELET
+            );
+        }
         let g = BlockGeometry::for_subgroup(W::WAVELET, sg).unwrap();
-        let blocked = blocked_multilevel::<W>(image, w, h, levels, g);
-        assert_eq!(
-            blocked,
-            plain,
-            "{:?} forward {w}x{h} L{levels} subgroup {sg}",
-            W::WAVELET
-        );
         let back = blocked_inverse::<W>(&plain, w, h, levels, g);
         let mut expect = plain.clone();
         inverse_2d::<W>(&mut expect, ImageLayout::new(w, h), levels, &mut scratch).unwrap();
@@ -287,7 +296,10 @@ fn check_blocked<W: Lifting>(image: &[W::Sample], w: usize, h: usize, levels: u3
         2 * W::WAVELET.halo_pairs() + 1,
     )
     .unwrap();
-    assert_eq!(blocked_multilevel::<W>(image, w, h, levels, g), plain);
+    assert_eq!(
+        blocked_multilevel::<W>(image, w, h, levels, |_, _| g),
+        plain
+    );
 }
 
 #[test]
@@ -300,6 +312,8 @@ fn blocked_form_equals_plain_form() {
         (2, 3),
         (67, 45),
         (130, 71),
+        // Taller than the largest strip.
+        (9, 300),
     ] {
         let levels = max_levels(w, h).min(4);
         let img = random_image(&mut rng, w * h, 12);

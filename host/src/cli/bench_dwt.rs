@@ -47,6 +47,10 @@ pub struct DwtBenchArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// GPU forward only: strips per level to aim for (a tuning knob, results
+    /// do not depend on it; default wavelane_core::dwt::block::STRIP_TARGET).
+    #[arg(long)]
+    strips: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -61,6 +65,9 @@ struct Measurement {
     achieved_gb_per_s: f64,
     /// achieved / copy bandwidth.
     fraction_of_copy: f64,
+    /// GPU: milliseconds of each dispatch (one per level, finest first) of
+    /// the best run; empty on the CPU.
+    dispatch_ms: Vec<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -163,19 +170,27 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
                 wv.wavelet(),
                 if inverse { "inverse" } else { "forward" }
             ));
-            let times = match wv {
-                WaveletArg::Cdf53 => {
-                    time::<Cdf53>(&backend, &image, a.size, a.levels, a.repeats, inverse)?
-                }
-                WaveletArg::Fixed97 => {
-                    time::<Fixed97>(&backend, &image, a.size, a.levels, a.repeats, inverse)?
-                }
+            let run = Run {
+                size: a.size,
+                levels: a.levels,
+                repeats: a.repeats,
+                inverse,
+                strips: a.strips,
+            };
+            let runs = match wv {
+                WaveletArg::Cdf53 => time::<Cdf53>(&backend, &image, run)?,
+                WaveletArg::Fixed97 => time::<Fixed97>(&backend, &image, run)?,
                 WaveletArg::Cdf97 => {
                     let f: Vec<f32> = image.iter().map(|&v| v as f32).collect();
-                    time::<Cdf97>(&backend, &f, a.size, a.levels, a.repeats, inverse)?
+                    time::<Cdf97>(&backend, &f, run)?
                 }
             };
-            let (best, median) = stats(times);
+            let dispatch_ms = runs
+                .iter()
+                .min_by(|x, y| x.0.total_cmp(&y.0))
+                .map(|r| r.1.iter().map(|ns| ns / 1e6).collect())
+                .unwrap_or_default();
+            let (best, median) = stats(runs.into_iter().map(|r| r.0).collect());
             let achieved = bytes as f64 / best;
             results.push(Measurement {
                 wavelet: format!("{:?}", wv.wavelet()),
@@ -185,6 +200,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
                 gsamples_per_s: n as f64 / best,
                 achieved_gb_per_s: achieved,
                 fraction_of_copy: achieved / copy_gbs,
+                dispatch_ms,
             });
             bar.inc(1);
         }
@@ -229,18 +245,33 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
     Ok(())
 }
 
-/// Nanoseconds of `repeats` runs after one warm-up.
-fn time<W: HostWavelet>(
-    backend: &Backend,
-    image: &[W::Sample],
+/// What one measurement runs.
+#[derive(Debug, Clone, Copy)]
+struct Run {
     size: usize,
     levels: u32,
     repeats: usize,
     inverse: bool,
-) -> Result<Vec<f64>, super::CliError> {
+    strips: Option<usize>,
+}
+
+/// Nanoseconds of `repeats` runs after one warm-up, each with the
+/// nanoseconds of its dispatches (GPU only).
+fn time<W: HostWavelet>(
+    backend: &Backend,
+    image: &[W::Sample],
+    run: Run,
+) -> Result<Vec<(f64, Vec<f64>)>, super::CliError> {
+    let Run {
+        size,
+        levels,
+        repeats,
+        inverse,
+        ..
+    } = run;
     let layout = ImageLayout::new(size, size);
     match backend {
-        Backend::Gpu(gpu) => time_gpu::<W>(gpu, image, size, levels, repeats, inverse),
+        Backend::Gpu(gpu) => time_gpu::<W>(gpu, image, run),
         Backend::Cpu => {
             let mut times = Vec::new();
             let mut data = image.to_vec();
@@ -253,7 +284,7 @@ fn time<W: HostWavelet>(
                     host_dwt::forward_2d::<W>(backend, &mut data, layout, levels)?;
                 }
                 if i > 0 {
-                    times.push(t.elapsed().as_nanos() as f64);
+                    times.push((t.elapsed().as_nanos() as f64, Vec::new()));
                 }
             }
             Ok(times)
@@ -266,16 +297,23 @@ fn time<W: HostWavelet>(
 fn time_gpu<W: HostWavelet>(
     gpu: &std::sync::Arc<Gpu>,
     image: &[W::Sample],
-    size: usize,
-    levels: u32,
-    repeats: usize,
-    inverse: bool,
-) -> Result<Vec<f64>, super::CliError> {
-    let plan = GpuDwt::new(
+    run: Run,
+) -> Result<Vec<(f64, Vec<f64>)>, super::CliError> {
+    let Run {
+        size,
+        levels,
+        repeats,
+        inverse,
+        strips,
+    } = run;
+    let mut plan = GpuDwt::new(
         gpu.clone(),
         VolumeLayout::new(size, size, 1),
         [levels, levels, 0],
     )?;
+    if let Some(target) = strips {
+        plan = plan.with_strip_target(target);
+    }
     let a = gpu.upload(image)?;
     let b = gpu.uninit::<W::Sample>(image.len() as u64)?;
     let scratch = plan.scratch::<W::Sample>()?;
@@ -291,7 +329,7 @@ fn time_gpu<W: HostWavelet>(
             return Err("this GPU queue has no timestamps; cannot time kernels".into());
         }
         if i > 0 {
-            times.push(timing.total_ns());
+            times.push((timing.total_ns(), timing.dispatch_ns));
         }
     }
     Ok(times)

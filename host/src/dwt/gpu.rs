@@ -10,12 +10,14 @@
 //! transforms Z first runs the Z pass into a Z buffer, which the 2-D level
 //! then reads. Each level is a single pass over memory (read once plus halo,
 //! written once), the register-block design of seed 000 ch. 2 that
-//! [`wavelane_core::dwt::block`] models.
+//! [`wavelane_core::dwt::block`] models: forward levels stream tall strips
+//! ([`BlockGeometry::forward_strip`], height per level as a push constant),
+//! inverse levels lift whole register blocks.
 
 use std::sync::Arc;
 
 use vulkano::buffer::{BufferContents, Subbuffer};
-use wavelane_core::dwt::block::{BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS};
+use wavelane_core::dwt::block::{BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS, STRIP_TARGET};
 
 /// Pair rows per block of the z-axis shaders (`shaders/common/dwt_z.glsl`).
 const Z_PAIR_ROWS: usize = 16;
@@ -49,6 +51,7 @@ pub struct GpuDwt {
     layout: VolumeLayout,
     levels: [u32; 3],
     subgroup: u32,
+    strip_target: usize,
 }
 
 fn groups(items: u64, per_group: u64) -> u32 {
@@ -82,7 +85,16 @@ impl GpuDwt {
             layout,
             levels,
             subgroup,
+            strip_target: STRIP_TARGET,
         })
+    }
+
+    /// Aims the forward shaders at `target` strips per level instead of
+    /// [`STRIP_TARGET`] (a tuning knob for `wavelane bench dwt`; results do
+    /// not depend on it).
+    pub fn with_strip_target(mut self, target: usize) -> Self {
+        self.strip_target = target.max(1);
+        self
     }
 
     fn required(l: VolumeLayout) -> usize {
@@ -124,19 +136,35 @@ impl GpuDwt {
         })
     }
 
-    fn block_groups(
+    /// The forward strip of a `w x h` level.
+    fn strip(
         &self,
         wavelet: wavelane_core::dwt::Wavelet,
         w: usize,
         h: usize,
-        d: usize,
-    ) -> Result<u32, DwtHostError> {
-        let g = BlockGeometry::for_subgroup(wavelet, self.subgroup as usize)?;
+    ) -> Result<BlockGeometry, DwtHostError> {
+        let g =
+            BlockGeometry::forward_strip(wavelet, self.subgroup as usize, w, h, self.strip_target)?;
         debug_assert_eq!(g.pairs_x, PAIRS_PER_LANE * self.subgroup as usize);
+        Ok(g)
+    }
+
+    /// The inverse block.
+    fn inverse_block(
+        &self,
+        wavelet: wavelane_core::dwt::Wavelet,
+    ) -> Result<BlockGeometry, DwtHostError> {
+        let g = BlockGeometry::for_subgroup(wavelet, self.subgroup as usize)?;
         debug_assert_eq!(g.pair_rows, SHADER_PAIR_ROWS);
+        Ok(g)
+    }
+
+    /// Workgroups for the blocks of `g` on `d` slices of `w x h`: one
+    /// subgroup per block (the shaders loop over blocks beyond MAX_GROUPS).
+    fn block_groups(&self, g: BlockGeometry, w: usize, h: usize, d: usize) -> u32 {
         let (nbx, nby) = g.grid(w, h);
         let blocks = (nbx * nby * d) as u64;
-        Ok(groups(blocks, (WORKGROUP / self.subgroup) as u64))
+        groups(blocks, (WORKGROUP / self.subgroup) as u64)
     }
 
     fn z_groups(&self, halo: usize, w: usize, h: usize, d: usize) -> u32 {
@@ -209,8 +237,9 @@ impl GpuDwt {
                 | if ty && h > 1 { FLAG_Y } else { 0 }
                 | if last { FLAG_LL_IN_MAIN } else { 0 };
             let ll_slices = if tz { d.div_ceil(2) } else { d };
+            let strip = self.strip(W::WAVELET, w, h)?;
             out.push(
-                Dispatch::new(W::FORWARD, [self.block_groups(W::WAVELET, w, h, d)?, 1, 1])
+                Dispatch::new(W::FORWARD, [self.block_groups(strip, w, h, d), 1, 1])
                     .buffer(a)
                     .buffer(coeffs)
                     .buffer(&scratch.ll[i as usize % 2])
@@ -226,6 +255,7 @@ impl GpuDwt {
                         u(l.slice_stride),
                         u(nw),
                         u(nw * nh),
+                        u(strip.out_pair_rows()),
                     ]),
             );
         }
@@ -272,8 +302,9 @@ impl GpuDwt {
                 | if ty && h > 1 { FLAG_Y } else { 0 }
                 | if coarsest { FLAG_LL_IN_MAIN } else { 0 };
             let ll_slices = if tz { d.div_ceil(2) } else { d };
+            let block = self.inverse_block(W::WAVELET)?;
             out.push(
-                Dispatch::new(W::INVERSE, [self.block_groups(W::WAVELET, w, h, d)?, 1, 1])
+                Dispatch::new(W::INVERSE, [self.block_groups(block, w, h, d), 1, 1])
                     .buffer(coeffs)
                     .buffer(b)
                     .buffer(c)
@@ -289,6 +320,8 @@ impl GpuDwt {
                         u(b_slice),
                         u(c_row),
                         u(c_slice),
+                        // strip_out_pairs: forward only.
+                        0,
                     ]),
             );
             if z_first {
