@@ -65,8 +65,9 @@ struct Measurement {
     achieved_gb_per_s: f64,
     /// achieved / copy bandwidth.
     fraction_of_copy: f64,
-    /// GPU: milliseconds of each dispatch (one per level, finest first) of
-    /// the best run; empty on the CPU.
+    /// GPU: milliseconds of each dispatch of the best run, in dispatch
+    /// order (one per level: forward finest first, inverse coarsest first);
+    /// empty on the CPU.
     dispatch_ms: Vec<f64>,
 }
 
