@@ -9,12 +9,15 @@
 // so any subgroup size >= 4 and any dispatch size give the same result.
 //
 // Forward (BlockGeometry::forward_strip): a block is a tall strip of
-// p.strip_out_pairs output pair rows plus HALO pair rows above and below,
-// streamed top to bottom through a sliding window of NSTEPS + 3 rows, with
-// AHEAD pair rows of loads in flight. Each row leaves the window final after
-// the vertical lifting steps, is lifted horizontally and stored to its
-// Mallat position: every sample is read once (plus the halo) and written
-// once.
+// p.strip_out_pairs output pair rows plus HALO pair rows above and below and
+// HALO_X pairs left and right, streamed top to bottom through a sliding
+// window of NSTEPS + 3 rows, with AHEAD pair rows of loads in flight. Each
+// row leaves the window final after the vertical lifting steps, is lifted
+// horizontally and stored to its Mallat position: every sample is read once
+// (plus the halo) and written once. HALO_X is even, so lane j's 4 columns
+// start on a multiple of 4: where the row strides allow, a lane loads them
+// as one 16-byte vector and stores its L and H pairs as one 8-byte vector
+// each (lanes at an image edge and odd strides take the scalar path).
 //
 // Inverse (BlockGeometry::for_subgroup): a block of PAIR_ROWS pair rows held
 // whole in registers (lane j: 4 columns of all 16 rows), lifted horizontally
@@ -55,6 +58,14 @@ layout(set = 0, binding = 1) restrict readonly buffer BufB { T b_buf[]; };
 layout(set = 0, binding = 1) restrict writeonly buffer BufB { T b_buf[]; };
 #endif
 layout(set = 0, binding = 2) restrict writeonly buffer BufC { T c_buf[]; };
+#if !INVERSE
+// The same buffers seen as vectors: a forward lane's 4 columns load as one
+// T4, its 2 even (L) and 2 odd (H) columns store as one T2 each. Each
+// element is accessed through one view only.
+layout(set = 0, binding = 0) restrict readonly buffer BufA4 { T4 a4_buf[]; };
+layout(set = 0, binding = 1) restrict writeonly buffer BufB2 { T2 b2_buf[]; };
+layout(set = 0, binding = 2) restrict writeonly buffer BufC2 { T2 c2_buf[]; };
+#endif
 
 layout(push_constant) uniform Params {
     uint width;      // region size
@@ -192,28 +203,49 @@ void main() {
 // index WIN - 3 - s), whose neighbours went through step s - 1 already, so
 // rows 2k - NSTEPS and 2k - NSTEPS + 1 (indices 1 and 2) are final.
 #define WIN (NSTEPS + 3)
-// Pair rows loaded ahead of the one being lifted: memory-level parallelism.
+// Horizontal halo pairs of the forward strip: HALO rounded up to even
+// (BlockGeometry::forward_strip's halo_x).
+#define HALO_X (HALO + (HALO & 1))
+// Pair rows loaded ahead of the one being lifted: memory-level parallelism,
+// bounded by registers (the 9/7 window is 7 rows, the 5/3 one 5).
+#if NSTEPS == 2
+#define AHEAD 4
+#else
 #define AHEAD 2
+#endif
 T win[WIN][4];
 T ahead[2 * AHEAD][4];
 
-void load_row(int slot, int yi, uint z, uint cx[4]) {
+// Row yi (mirrored) of slice z into ahead[slot]; `vec`: the lane's columns
+// are x0..x0 + 3, inside the image, and start 16-byte aligned.
+void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
     uint base = z * p.a_slice + dwt_mirror(yi, p.height) * p.a_stride;
-    [[unroll]] for (int c = 0; c < 4; c++) ahead[slot][c] = a_buf[base + cx[c]];
+    if (vec) {
+        T4 q = a4_buf[(base + cx[0]) >> 2];
+        ahead[slot] = T[4](q.x, q.y, q.z, q.w);
+    } else {
+        [[unroll]] for (int c = 0; c < 4; c++) ahead[slot][c] = a_buf[base + cx[c]];
+    }
 }
 
 void main() {
     uint sg_size = gl_SubgroupSize;
     uint lane = gl_SubgroupInvocationID;
     uint pairs_x = 2u * sg_size;
-    if (pairs_x <= 2u * HALO) return;  // the host refuses such devices
-    uint out_px = pairs_x - 2u * HALO;
+    if (pairs_x <= 2u * HALO_X) return;  // the host refuses such devices
+    uint out_px = pairs_x - 2u * HALO_X;
     uint out_py = max(p.strip_out_pairs, 1u);
     uint w = p.width;
     uint h = p.height;
     bool do_x = (p.flags & FLAG_X) != 0u;
     bool do_y = (p.flags & FLAG_Y) != 0u;
     bool ll_main = (p.flags & FLAG_LL_IN_MAIN) != 0u;
+    // Vector loads need every row start on a multiple of 4 samples; vector
+    // stores need the Mallat L and H column origins and every output row
+    // start even.
+    bool vec_rows = ((p.a_stride | p.a_slice) & 3u) == 0u;
+    uint c_parity = ll_main ? 0u : (p.c_stride | p.c_slice);
+    bool vec_cols = do_x && ((p.b_stride | p.b_slice | c_parity | ((w + 1u) >> 1)) & 1u) == 0u;
     uint pairs_y = (h + 1u) / 2u;
     uint nbx = ((w + 1u) / 2u + out_px - 1u) / out_px;
     uint nby = (pairs_y + out_py - 1u) / out_py;
@@ -225,7 +257,7 @@ void main() {
         uint by = (b / nbx) % nby;
         uint z = b / (nbx * nby);
         bool ll_sep = !ll_main && z < p.ll_slices;
-        int x0 = int(bx * out_px) * 2 - 2 * HALO + int(4u * lane);
+        int x0 = int(bx * out_px) * 2 - 2 * HALO_X + int(4u * lane);
         uint cx[4];
         uint col[4];
         bool low_x[4];
@@ -233,11 +265,16 @@ void main() {
         [[unroll]] for (int c = 0; c < 4; c++) {
             cx[c] = dwt_mirror(x0 + c, w);
             uint pair = 2u * lane + uint(c >> 1);
-            store_x[c] = pair >= HALO && pair < pairs_x - HALO && x0 + c < int(w);
+            store_x[c] = pair >= HALO_X && pair < pairs_x - HALO_X && x0 + c < int(w);
             // x0 + c >= 0 wherever store_x holds.
             col[c] = dwt_mallat(uint(x0 + c), w, do_x);
             low_x[c] = !do_x || ((x0 + c) & 1) == 0;
         }
+        bool inside = x0 >= 0 && x0 + 3 < int(w);
+        bool vec_load = vec_rows && inside;
+        // store_x[0] covers the whole lane: HALO_X is even, so a lane's two
+        // pairs are both halo or both not.
+        bool vec_store = vec_cols && inside && store_x[0];
         uint out_y0 = by * out_py;  // first output pair row of the strip
         int y0 = int(out_y0) * 2 - 2 * HALO;  // first strip row (top halo)
         // Pair step k loads strip pair row k and completes output pair row
@@ -250,57 +287,79 @@ void main() {
         }
         [[unroll]] for (int a = 0; a < AHEAD; a++) {
             if (uint(a) < steps) {
-                load_row(2 * a, y0 + 2 * a, z, cx);
-                load_row(2 * a + 1, y0 + 2 * a + 1, z, cx);
+                load_row(2 * a, y0 + 2 * a, z, cx, vec_load);
+                load_row(2 * a + 1, y0 + 2 * a + 1, z, cx, vec_load);
             }
         }
-        for (uint k = 0u; k < steps; k++) {
-            [[unroll]] for (int r = 0; r < WIN - 2; r++) win[r] = win[r + 2];
-            win[WIN - 2] = ahead[0];
-            win[WIN - 1] = ahead[1];
-            [[unroll]] for (int r = 0; r < 2 * AHEAD - 2; r++) ahead[r] = ahead[r + 2];
-            if (k + uint(AHEAD) < steps) {
-                int ya = y0 + 2 * int(k) + 2 * AHEAD;
-                load_row(2 * AHEAD - 2, ya, z, cx);
-                load_row(2 * AHEAD - 1, ya + 1, z, cx);
-            }
-            if (do_y) {
-                [[unroll]] for (int s = 0; s < NSTEPS; s++) {
-                    // Row 2k - 1 - s of the strip; rows above the strip do
-                    // not exist, and the strip's first row mirrors (row -1
-                    // is row 1) like the core model's block edge.
-                    int r = 2 * int(k) - 1 - s;
-                    if (r >= 0) {
-                        const int i = WIN - 3 - s;
-                        [[unroll]] for (int c = 0; c < 4; c++) {
-                            T up = r == 0 ? win[i + 1][c] : win[i - 1][c];
-                            win[i][c] = lift(s, win[i][c], up, win[i + 1][c]);
+        // AHEAD steps per iteration, so that pair row k always lives in
+        // slots 2 (k % AHEAD) and 2 (k % AHEAD) + 1: a loaded register is
+        // never copied before its first use (a copy would wait for the load).
+        for (uint k0 = 0u; k0 < steps; k0 += uint(AHEAD)) {
+            [[unroll]] for (int a = 0; a < AHEAD; a++) {
+                uint k = k0 + uint(a);
+                if (k < steps) {
+                    [[unroll]] for (int r = 0; r < WIN - 2; r++) win[r] = win[r + 2];
+                    win[WIN - 2] = ahead[2 * a];
+                    win[WIN - 1] = ahead[2 * a + 1];
+                    if (k + uint(AHEAD) < steps) {
+                        int ya = y0 + 2 * int(k) + 2 * AHEAD;
+                        load_row(2 * a, ya, z, cx, vec_load);
+                        load_row(2 * a + 1, ya + 1, z, cx, vec_load);
+                    }
+                    if (do_y) {
+                        [[unroll]] for (int s = 0; s < NSTEPS; s++) {
+                            // Row 2k - 1 - s of the strip; rows above the
+                            // strip do not exist, and the strip's first row
+                            // mirrors (row -1 is row 1) like the core
+                            // model's block edge.
+                            int r = 2 * int(k) - 1 - s;
+                            if (r >= 0) {
+                                const int i = WIN - 3 - s;
+                                [[unroll]] for (int c = 0; c < 4; c++) {
+                                    T up = r == 0 ? win[i + 1][c] : win[i - 1][c];
+                                    win[i][c] = lift(s, win[i][c], up, win[i + 1][c]);
+                                }
+                            }
                         }
                     }
-                }
-            }
-            if (k >= uint(2 * HALO)) {
-                uint y_even = 2u * (out_y0 + k - uint(2 * HALO));
-                [[unroll]] for (int r = 0; r < 2; r++) {
-                    T row[4] = win[1 + r];
+                    if (k >= uint(2 * HALO)) {
+                        uint y_even = 2u * (out_y0 + k - uint(2 * HALO));
+                        [[unroll]] for (int r = 0; r < 2; r++) {
+                            T row[4] = win[1 + r];
 #if HAS_SCALING
-                    // Scale the copy: the window's odd row is still the
-                    // upper neighbour of the next even row's last step.
-                    if (do_y) {
-                        [[unroll]] for (int c = 0; c < 4; c++) row[c] *= r == 0 ? SCALE_INV_K : SCALE_K;
-                    }
+                            // Scale the copy: the window's odd row is still
+                            // the upper neighbour of the next even row's
+                            // last step.
+                            if (do_y) {
+                                [[unroll]] for (int c = 0; c < 4; c++) row[c] *= r == 0 ? SCALE_INV_K : SCALE_K;
+                            }
 #endif
-                    if (do_x) horizontal(row, false);
-                    uint y = y_even + uint(r);
-                    if (y < h) {
-                        uint out_row = dwt_mallat(y, h, do_y);
-                        bool low_y = !do_y || r == 0;
-                        [[unroll]] for (int c = 0; c < 4; c++) {
-                            if (!store_x[c]) continue;
-                            if (low_y && low_x[c] && ll_sep) {
-                                c_buf[z * p.c_slice + out_row * p.c_stride + col[c]] = row[c];
-                            } else {
-                                b_buf[z * p.b_slice + out_row * p.b_stride + col[c]] = row[c];
+                            if (do_x) horizontal(row, false);
+                            uint y = y_even + uint(r);
+                            if (y < h) {
+                                uint out_row = dwt_mallat(y, h, do_y);
+                                bool low_y = !do_y || r == 0;
+                                uint b_base = z * p.b_slice + out_row * p.b_stride;
+                                uint c_base = z * p.c_slice + out_row * p.c_stride;
+                                if (vec_store) {
+                                    // col[0], col[0] + 1: L; col[1], col[1] + 1: H.
+                                    T2 l = T2(row[0], row[2]);
+                                    if (low_y && ll_sep) {
+                                        c2_buf[(c_base + col[0]) >> 1] = l;
+                                    } else {
+                                        b2_buf[(b_base + col[0]) >> 1] = l;
+                                    }
+                                    b2_buf[(b_base + col[1]) >> 1] = T2(row[1], row[3]);
+                                } else {
+                                    [[unroll]] for (int c = 0; c < 4; c++) {
+                                        if (!store_x[c]) continue;
+                                        if (low_y && low_x[c] && ll_sep) {
+                                            c_buf[c_base + col[c]] = row[c];
+                                        } else {
+                                            b_buf[b_base + col[c]] = row[c];
+                                        }
+                                    }
+                                }
                             }
                         }
                     }

@@ -6,9 +6,12 @@
 // positions (update) when s is odd; lift(s, x, a, b) is the forward update of
 // x from its neighbours a (left/above) and b (right/below), unlift its exact
 // inverse. HALO is the number of sample pairs each side that a block needs.
+// T is the sample type, T2 and T4 its 2- and 4-vectors.
 
 #if WAVELET == 53
 #define T int
+#define T2 ivec2
+#define T4 ivec4
 #define NSTEPS 2
 #define HALO 1
 T lift(int s, T x, T a, T b) {
@@ -20,6 +23,8 @@ T unlift(int s, T x, T a, T b) {
 
 #elif WAVELET == 97
 #define T float
+#define T2 vec2
+#define T4 vec4
 #define NSTEPS 4
 #define HALO 2
 #define HAS_SCALING 1
@@ -42,6 +47,8 @@ T unlift(int s, T x, T a, T b) {
 
 #elif WAVELET == 971
 #define T int
+#define T2 ivec2
+#define T4 ivec4
 #define NSTEPS 4
 #define HALO 2
 int lift_q(int s) {

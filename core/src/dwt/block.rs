@@ -33,6 +33,10 @@
 //! so it never finishes the bottom halo rows, which are not stored anyway
 //! (and are the only rows the block's bottom mirror reaches). Stored values
 //! are therefore those of [`forward_level_blocked`] on the strip geometry.
+//! The strip's horizontal halo is rounded up to an even number of quads
+//! ([`BlockGeometry::halo_x`]): then every block starts 4 columns before a
+//! multiple of 4, so each lane's 4 columns are one 16-byte aligned vector
+//! in memory, and a lane holds either two halo quads or none.
 
 use super::lines::mirror;
 use super::two_d::mallat_index;
@@ -46,9 +50,10 @@ pub const PAIRS_PER_LANE: usize = 2;
 pub const SHADER_PAIR_ROWS: usize = 8;
 /// Forward strips per level that [`BlockGeometry::forward_strip`] aims for:
 /// each strip is one subgroup, and a large GPU holds a few thousand resident
-/// subgroups (an H200: 132 SMs x up to 64), so this fills it about twice,
-/// which keeps the tail of the last wave short.
-pub const STRIP_TARGET: usize = 8192;
+/// subgroups (an H200: 132 SMs x up to 64). On an H200 more, shorter strips
+/// ran faster up to 32768 (more loads in flight, docs/perf-notes.md, DWT);
+/// 16384 keeps the vertical halo of 8192 x 8192 at about 10%.
+pub const STRIP_TARGET: usize = 16384;
 /// Output pair rows of a forward strip, at least: short strips are
 /// halo-dominated.
 pub const STRIP_MIN_OUT_PAIR_ROWS: usize = 4;
@@ -64,8 +69,10 @@ pub struct BlockGeometry {
     pub pairs_x: usize,
     /// Quad rows per block (2 rows each).
     pub pair_rows: usize,
-    /// Halo quads on each side.
+    /// Halo quad rows above and below.
     pub halo: usize,
+    /// Halo quads left and right (at least `halo`).
+    pub halo_x: usize,
 }
 
 impl BlockGeometry {
@@ -79,6 +86,7 @@ impl BlockGeometry {
             pairs_x,
             pair_rows,
             halo,
+            halo_x: halo,
         })
     }
 
@@ -92,8 +100,10 @@ impl BlockGeometry {
     /// the inverse block, and tall enough that about `target_strips` strips
     /// cover the level ([`STRIP_TARGET`] by default), within
     /// [`STRIP_MIN_OUT_PAIR_ROWS`]..=[`STRIP_MAX_OUT_PAIR_ROWS`] output pair
-    /// rows. The shader takes the strip height from the host, so any value
-    /// gives correct results; this only decides how fast.
+    /// rows, and with the horizontal halo rounded up to an even number of
+    /// quads (16-byte aligned lanes). The shader takes the strip height from
+    /// the host, so any value gives correct results; this only decides how
+    /// fast.
     pub fn forward_strip(
         wavelet: Wavelet,
         subgroup_size: usize,
@@ -102,22 +112,26 @@ impl BlockGeometry {
         target_strips: usize,
     ) -> Result<Self, DwtError> {
         let halo = wavelet.halo_pairs();
+        let halo_x = halo.next_multiple_of(2);
         let pairs_x = PAIRS_PER_LANE * subgroup_size;
-        if pairs_x <= 2 * halo {
+        if pairs_x <= 2 * halo_x {
             return Err(DwtError::BadBlockGeometry);
         }
-        let across = width.div_ceil(2).div_ceil(pairs_x - 2 * halo).max(1);
+        let across = width.div_ceil(2).div_ceil(pairs_x - 2 * halo_x).max(1);
         let down = (target_strips / across).max(1);
         let out_rows = height
             .div_ceil(2)
             .div_ceil(down)
             .clamp(STRIP_MIN_OUT_PAIR_ROWS, STRIP_MAX_OUT_PAIR_ROWS);
-        Self::new(wavelet, pairs_x, out_rows + 2 * halo)
+        Ok(BlockGeometry {
+            halo_x,
+            ..Self::new(wavelet, pairs_x, out_rows + 2 * halo)?
+        })
     }
 
     /// Output quads per block row.
     pub const fn out_pairs_x(&self) -> usize {
-        self.pairs_x - 2 * self.halo
+        self.pairs_x - 2 * self.halo_x
     }
 
     /// Output quad rows per block.
@@ -236,7 +250,7 @@ pub fn forward_level_blocked<W: Lifting>(
     let (nbx, nby) = g.grid(w, h);
     for by in 0..nby {
         for bx in 0..nbx {
-            let x0 = 2 * (bx * g.out_pairs_x()) as i64 - 2 * g.halo as i64;
+            let x0 = 2 * (bx * g.out_pairs_x()) as i64 - 2 * g.halo_x as i64;
             let y0 = 2 * (by * g.out_pair_rows()) as i64 - 2 * g.halo as i64;
             for r in 0..rows {
                 let y = mirror(y0 + r as i64, h);
@@ -257,7 +271,7 @@ pub fn forward_level_blocked<W: Lifting>(
                 if y < 0 || y as usize >= h {
                     continue;
                 }
-                for c in 2 * g.halo..cols - 2 * g.halo {
+                for c in 2 * g.halo_x..cols - 2 * g.halo_x {
                     let x = x0 + c as i64;
                     if x < 0 || x as usize >= w {
                         continue;
@@ -302,7 +316,7 @@ pub fn inverse_level_blocked<W: Lifting>(
     let (nbx, nby) = g.grid(w, h);
     for by in 0..nby {
         for bx in 0..nbx {
-            let x0 = 2 * (bx * g.out_pairs_x()) as i64 - 2 * g.halo as i64;
+            let x0 = 2 * (bx * g.out_pairs_x()) as i64 - 2 * g.halo_x as i64;
             let y0 = 2 * (by * g.out_pair_rows()) as i64 - 2 * g.halo as i64;
             for r in 0..rows {
                 let y = mirror(y0 + r as i64, h);
@@ -328,7 +342,7 @@ pub fn inverse_level_blocked<W: Lifting>(
                 if y < 0 || y as usize >= h {
                     continue;
                 }
-                for c in 2 * g.halo..cols - 2 * g.halo {
+                for c in 2 * g.halo_x..cols - 2 * g.halo_x {
                     let x = x0 + c as i64;
                     if x >= 0 && (x as usize) < w {
                         dst.0[y as usize * dst.1 + x as usize] = block[r * cols + c];
