@@ -21,7 +21,9 @@
 //
 // Inverse (BlockGeometry::for_subgroup): a block of PAIR_ROWS pair rows held
 // whole in registers (lane j: 4 columns of all 16 rows), lifted horizontally
-// then vertically; only the interior rows are stored.
+// then vertically; only the interior rows are stored. Where the strides
+// allow, a lane loads its L and H pairs of a row as one 8-byte vector each
+// and stores its 4 columns as one 16-byte vector.
 //
 // The includer defines WAVELET and INVERSE (0 or 1).
 //
@@ -41,6 +43,9 @@
 // registers on NVIDIA).
 #define PAIR_ROWS 8
 #define ROWS (2 * PAIR_ROWS)
+// Horizontal halo pairs of both block shapes: HALO rounded up to even
+// (BlockGeometry::halo_x), so lane j's 4 columns start on a multiple of 4.
+#define HALO_X (HALO + (HALO & 1))
 #define FLAG_X 1u
 #define FLAG_Y 2u
 // Forward: the LL part goes to B (last level). Inverse: the LL part comes
@@ -58,10 +63,14 @@ layout(set = 0, binding = 1) restrict readonly buffer BufB { T b_buf[]; };
 layout(set = 0, binding = 1) restrict writeonly buffer BufB { T b_buf[]; };
 #endif
 layout(set = 0, binding = 2) restrict writeonly buffer BufC { T c_buf[]; };
-#if !INVERSE
-// The same buffers seen as vectors: a forward lane's 4 columns load as one
-// T4, its 2 even (L) and 2 odd (H) columns store as one T2 each. Each
-// element is accessed through one view only.
+// The same buffers seen as vectors: a lane's 4 interleaved columns are one
+// T4, its 2 even (L) and 2 odd (H) columns one T2 each in Mallat order.
+// Each element is accessed through one view only.
+#if INVERSE
+layout(set = 0, binding = 0) restrict readonly buffer BufA2 { T2 a2_buf[]; };
+layout(set = 0, binding = 1) restrict readonly buffer BufB2 { T2 b2_buf[]; };
+layout(set = 0, binding = 2) restrict writeonly buffer BufC4 { T4 c4_buf[]; };
+#else
 layout(set = 0, binding = 0) restrict readonly buffer BufA4 { T4 a4_buf[]; };
 layout(set = 0, binding = 1) restrict writeonly buffer BufB2 { T2 b2_buf[]; };
 layout(set = 0, binding = 2) restrict writeonly buffer BufC2 { T2 c2_buf[]; };
@@ -144,14 +153,20 @@ void main() {
     uint sg_size = gl_SubgroupSize;
     uint lane = gl_SubgroupInvocationID;
     uint pairs_x = 2u * sg_size;
-    if (pairs_x <= 2u * HALO) return;  // the host refuses such devices
-    uint out_px = pairs_x - 2u * HALO;
+    if (pairs_x <= 2u * HALO_X) return;  // the host refuses such devices
+    uint out_px = pairs_x - 2u * HALO_X;
     uint out_py = uint(PAIR_ROWS) - 2u * HALO;
     uint w = p.width;
     uint h = p.height;
     bool do_x = (p.flags & FLAG_X) != 0u;
     bool do_y = (p.flags & FLAG_Y) != 0u;
     bool ll_main = (p.flags & FLAG_LL_IN_MAIN) != 0u;
+    // Vector loads need the Mallat L and H column origins and every input
+    // row start even; vector stores need every output row start on a
+    // multiple of 4 samples.
+    uint b_parity = ll_main ? 0u : (p.b_stride | p.b_slice);
+    bool vec_cols = do_x && ((p.a_stride | p.a_slice | b_parity | ((w + 1u) >> 1)) & 1u) == 0u;
+    bool vec_rows = ((p.c_stride | p.c_slice) & 3u) == 0u;
     uint nbx = ((w + 1u) / 2u + out_px - 1u) / out_px;
     uint nby = ((h + 1u) / 2u + out_py - 1u) / out_py;
     uint total = nbx * nby * p.slices;
@@ -162,20 +177,46 @@ void main() {
         uint by = (b / nbx) % nby;
         uint z = b / (nbx * nby);
         bool ll_sep = !ll_main && z < p.ll_slices;
-        int x0 = int(bx * out_px) * 2 - 2 * HALO + int(4u * lane);
+        int x0 = int(bx * out_px) * 2 - 2 * HALO_X + int(4u * lane);
         int y0 = int(by * out_py) * 2 - 2 * HALO;
         uint cx[4];
         [[unroll]] for (int c = 0; c < 4; c++) cx[c] = dwt_mirror(x0 + c, w);
+        bool inside = x0 >= 0 && x0 + 3 < int(w);
+        bool vec_load = vec_cols && inside;
+        // HALO_X is even, so a lane's two pairs are both halo or both not.
+        bool store_lane = 2u * lane >= HALO_X && 2u * lane < pairs_x - HALO_X;
+        bool vec_store = vec_rows && inside && store_lane;
 
         [[unroll]] for (int r = 0; r < ROWS; r++) {
             uint y = dwt_mirror(y0 + r, h);
             uint row = dwt_mallat(y, h, do_y);
             bool low_y = !do_y || (y & 1u) == 0u;
-            [[unroll]] for (int c = 0; c < 4; c++) {
-                uint col = dwt_mallat(cx[c], w, do_x);
-                bool low = low_y && (!do_x || (cx[c] & 1u) == 0u);
-                v[r][c] = (low && ll_sep) ? b_buf[z * p.b_slice + row * p.b_stride + col]
-                                          : a_buf[z * p.a_slice + row * p.a_stride + col];
+            uint a_base = z * p.a_slice + row * p.a_stride;
+            uint b_base = z * p.b_slice + row * p.b_stride;
+            if (vec_load) {
+                // x0 is even: L columns x0 / 2 + (0, 1), H columns
+                // ceil(w / 2) + x0 / 2 + (0, 1).
+                uint l_col = uint(x0) >> 1;
+                T2 l;
+                // A branch, not a select: B is not sized for this level
+                // unless ll_sep.
+                if (low_y && ll_sep) {
+                    l = b2_buf[(b_base + l_col) >> 1];
+                } else {
+                    l = a2_buf[(a_base + l_col) >> 1];
+                }
+                T2 hi = a2_buf[(a_base + ((w + 1u) >> 1) + l_col) >> 1];
+                v[r] = T[4](l.x, hi.x, l.y, hi.y);
+            } else {
+                [[unroll]] for (int c = 0; c < 4; c++) {
+                    uint col = dwt_mallat(cx[c], w, do_x);
+                    bool low = low_y && (!do_x || (cx[c] & 1u) == 0u);
+                    if (low && ll_sep) {
+                        v[r][c] = b_buf[b_base + col];
+                    } else {
+                        v[r][c] = a_buf[a_base + col];
+                    }
+                }
             }
         }
         if (do_x) {
@@ -186,12 +227,15 @@ void main() {
         [[unroll]] for (int r = 2 * HALO; r < ROWS - 2 * HALO; r++) {
             int yi = y0 + r;
             if (yi >= int(h)) continue;
-            uint y = uint(yi);
-            [[unroll]] for (int c = 0; c < 4; c++) {
-                uint pair = 2u * lane + uint(c >> 1);
-                int xi = x0 + c;
-                if (pair < HALO || pair >= pairs_x - HALO || xi >= int(w)) continue;
-                c_buf[z * p.c_slice + y * p.c_stride + uint(xi)] = v[r][c];
+            uint c_base = z * p.c_slice + uint(yi) * p.c_stride;
+            if (vec_store) {
+                c4_buf[(c_base + uint(x0)) >> 2] = T4(v[r][0], v[r][1], v[r][2], v[r][3]);
+            } else {
+                [[unroll]] for (int c = 0; c < 4; c++) {
+                    int xi = x0 + c;
+                    if (!store_lane || xi >= int(w)) continue;
+                    c_buf[c_base + uint(xi)] = v[r][c];
+                }
             }
         }
     }
@@ -203,9 +247,6 @@ void main() {
 // index WIN - 3 - s), whose neighbours went through step s - 1 already, so
 // rows 2k - NSTEPS and 2k - NSTEPS + 1 (indices 1 and 2) are final.
 #define WIN (NSTEPS + 3)
-// Horizontal halo pairs of the forward strip: HALO rounded up to even
-// (BlockGeometry::forward_strip's halo_x).
-#define HALO_X (HALO + (HALO & 1))
 // Pair rows loaded ahead of the one being lifted: memory-level parallelism,
 // bounded by registers (the 9/7 window is 7 rows, the 5/3 one 5).
 #if NSTEPS == 2

@@ -33,10 +33,11 @@
 //! so it never finishes the bottom halo rows, which are not stored anyway
 //! (and are the only rows the block's bottom mirror reaches). Stored values
 //! are therefore those of [`forward_level_blocked`] on the strip geometry.
-//! The strip's horizontal halo is rounded up to an even number of quads
+//! Both shapes round their horizontal halo up to an even number of quads
 //! ([`BlockGeometry::halo_x`]): then every block starts 4 columns before a
 //! multiple of 4, so each lane's 4 columns are one 16-byte aligned vector
-//! in memory, and a lane holds either two halo quads or none.
+//! in memory (and its 2 L and 2 H coefficients 8-byte aligned ones), and a
+//! lane holds either two halo quads or none.
 
 use super::lines::mirror;
 use super::two_d::mallat_index;
@@ -90,20 +91,36 @@ impl BlockGeometry {
         })
     }
 
+    /// A shader block of `pair_rows` for a subgroup of `subgroup_size`
+    /// lanes: 2 quads per lane, the horizontal halo rounded up to even.
+    fn for_shader(
+        wavelet: Wavelet,
+        subgroup_size: usize,
+        pair_rows: usize,
+    ) -> Result<Self, DwtError> {
+        let halo_x = wavelet.halo_pairs().next_multiple_of(2);
+        let pairs_x = PAIRS_PER_LANE * subgroup_size;
+        if pairs_x <= 2 * halo_x {
+            return Err(DwtError::BadBlockGeometry);
+        }
+        Ok(BlockGeometry {
+            halo_x,
+            ..Self::new(wavelet, pairs_x, pair_rows)?
+        })
+    }
+
     /// The geometry of the inverse shaders for a subgroup of `subgroup_size`
     /// lanes.
     pub fn for_subgroup(wavelet: Wavelet, subgroup_size: usize) -> Result<Self, DwtError> {
-        Self::new(wavelet, PAIRS_PER_LANE * subgroup_size, SHADER_PAIR_ROWS)
+        Self::for_shader(wavelet, subgroup_size, SHADER_PAIR_ROWS)
     }
 
     /// The forward shaders' strip for a `width x height` level: as wide as
     /// the inverse block, and tall enough that about `target_strips` strips
     /// cover the level ([`STRIP_TARGET`] by default), within
     /// [`STRIP_MIN_OUT_PAIR_ROWS`]..=[`STRIP_MAX_OUT_PAIR_ROWS`] output pair
-    /// rows, and with the horizontal halo rounded up to an even number of
-    /// quads (16-byte aligned lanes). The shader takes the strip height from
-    /// the host, so any value gives correct results; this only decides how
-    /// fast.
+    /// rows. The shader takes the strip height from the host, so any value
+    /// gives correct results; this only decides how fast.
     pub fn forward_strip(
         wavelet: Wavelet,
         subgroup_size: usize,
@@ -112,21 +129,15 @@ impl BlockGeometry {
         target_strips: usize,
     ) -> Result<Self, DwtError> {
         let halo = wavelet.halo_pairs();
-        let halo_x = halo.next_multiple_of(2);
-        let pairs_x = PAIRS_PER_LANE * subgroup_size;
-        if pairs_x <= 2 * halo_x {
-            return Err(DwtError::BadBlockGeometry);
-        }
-        let across = width.div_ceil(2).div_ceil(pairs_x - 2 * halo_x).max(1);
+        // The width and halos do not depend on the height.
+        let row = Self::for_shader(wavelet, subgroup_size, 2 * halo + 1)?;
+        let across = width.div_ceil(2).div_ceil(row.out_pairs_x()).max(1);
         let down = (target_strips / across).max(1);
         let out_rows = height
             .div_ceil(2)
             .div_ceil(down)
             .clamp(STRIP_MIN_OUT_PAIR_ROWS, STRIP_MAX_OUT_PAIR_ROWS);
-        Ok(BlockGeometry {
-            halo_x,
-            ..Self::new(wavelet, pairs_x, out_rows + 2 * halo)?
-        })
+        Self::for_shader(wavelet, subgroup_size, out_rows + 2 * halo)
     }
 
     /// Output quads per block row.

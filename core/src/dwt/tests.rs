@@ -326,13 +326,18 @@ fn blocked_form_equals_plain_form() {
         BlockGeometry::new(Wavelet::Cdf97, 4, 16),
         Err(DwtError::BadBlockGeometry)
     );
-    // Forward strips start each lane's 4 columns on a multiple of 4 (the
-    // shaders' 16-byte loads) for every wavelet and subgroup size.
+    // Shader blocks start each lane's 4 columns on a multiple of 4 (the
+    // shaders' 16-byte vectors) for every wavelet and subgroup size.
     for wavelet in [Wavelet::Cdf53, Wavelet::Cdf97, Wavelet::Fixed97] {
         for sg in [4, 8, 16, 32, 64] {
-            let g = BlockGeometry::forward_strip(wavelet, sg, 1000, 1000, STRIP_TARGET).unwrap();
-            assert!(g.halo_x >= g.halo && g.halo_x.is_multiple_of(2));
-            assert!((2 * g.out_pairs_x()).is_multiple_of(4));
+            let strip = BlockGeometry::forward_strip(wavelet, sg, 1000, 1000, STRIP_TARGET);
+            for g in [
+                strip.unwrap(),
+                BlockGeometry::for_subgroup(wavelet, sg).unwrap(),
+            ] {
+                assert!(g.halo_x >= g.halo && g.halo_x.is_multiple_of(2));
+                assert!((2 * g.out_pairs_x()).is_multiple_of(4));
+            }
         }
     }
 }
