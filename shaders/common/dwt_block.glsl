@@ -4,7 +4,7 @@
 // included: lane j keeps columns 4j..4j+3 in registers, horizontal lifting
 // takes one neighbour value per step from lane j-1 or j+1 by subgroup
 // shuffle (the block edges mirror like the core model), and only the
-// interior (without HALO pairs each side) is stored. No shared memory, no
+// interior (without HALO_X pairs each side) is stored. No shared memory, no
 // barriers. Subgroups walk the blocks of all slices in a grid-stride loop,
 // so any subgroup size >= 4 and any dispatch size give the same result.
 //
