@@ -247,10 +247,13 @@ void main() {
 // index WIN - 3 - s), whose neighbours went through step s - 1 already, so
 // rows 2k - NSTEPS and 2k - NSTEPS + 1 (indices 1 and 2) are final.
 #define WIN (NSTEPS + 3)
-// Pair rows loaded ahead of the one being lifted: memory-level parallelism,
-// bounded by registers (the 9/7 window is 7 rows, the 5/3 one 5).
+// Pair rows loaded ahead of the one being lifted. Deeper load-ahead costs
+// registers, hence resident subgroups: on an H200 the 5/3 forward at 8192²
+// ran 0.372 / 0.291 / 0.272 ms with 4 / 2 / 1 (docs/perf-notes.md, DWT);
+// more subgroups in flight beat more loads per subgroup. The 9/7 keeps 2
+// (measured at 2 only).
 #if NSTEPS == 2
-#define AHEAD 4
+#define AHEAD 1
 #else
 #define AHEAD 2
 #endif
