@@ -66,6 +66,7 @@ impl<'a> Codeblock<'a> {
     }
 
     /// Row `y` (`y < height`).
+    #[inline]
     pub fn row(&self, y: usize) -> &'a [i32] {
         &self.data[y * self.stride..y * self.stride + self.width]
     }

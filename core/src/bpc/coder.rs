@@ -137,12 +137,14 @@ impl LaneEncoders {
     #[inline]
     pub fn code(&mut self, t: usize, symbol: bool, p: u8, out: &mut [u16]) {
         let f = split(self.size[t], p);
-        if symbol {
-            self.low[t] += f + 1;
-            self.size[t] -= f + 1;
-        } else {
-            self.size[t] = f;
-        }
+        // Symbol 1 takes the upper subinterval `[L + f + 1, L + S]`, symbol 0
+        // the lower `[L, L + f]`. Written without a branch on the symbol:
+        // significance and sign symbols are close to random, and a
+        // mispredicted branch per symbol costs more than the arithmetic.
+        // (`f < S`, so `S - f - 1` never wraps.)
+        let one = (symbol as u32).wrapping_neg();
+        self.low[t] += (f + 1) & one;
+        self.size[t] = ((self.size[t] - f - 1) & one) | (f & !one);
         if self.size[t] == 0 {
             // The slot was checked against the output length when opened.
             out[self.slot[t] as usize] = self.low[t] as u16;

@@ -85,6 +85,27 @@ impl Neighbours {
         self.all().iter().map(|m| ((m >> t) & 1) as u8).sum()
     }
 
+    /// [`Self::count`] of every lane as four bit planes, summed with
+    /// carry-save adders over the eight masks (about 30 word operations per
+    /// step instead of 23 per lane); the encoder's hot path.
+    #[inline]
+    pub fn count_planes(&self) -> CountPlanes {
+        // (sum, carry) of three one-bit inputs, lane-wise.
+        #[inline]
+        fn full(a: u32, b: u32, c: u32) -> (u32, u32) {
+            let ab = a ^ b;
+            (ab ^ c, (a & b) | (c & ab))
+        }
+        let (s1, c1) = full(self.up, self.down, self.left);
+        let (s2, c2) = full(self.right, self.up_left, self.up_right);
+        let (s3, c3) = (self.down_left ^ self.down_right, self.down_left & self.down_right);
+        // Weight 1: three partial sums; weight 2: four carries; weight 4: two.
+        let (b0, c4) = full(s1, s2, s3);
+        let (t1, d1) = full(c1, c2, c3);
+        let (b1, d2) = (t1 ^ c4, t1 & c4);
+        CountPlanes([b0, b1, d1 ^ d2, d1 & d2])
+    }
+
     /// [`Self::count`] for all 32 lanes at once.
     #[inline]
     pub fn counts(&self) -> [u8; 32] {
@@ -94,6 +115,26 @@ impl Neighbours {
             *c = all.iter().map(|m| ((m >> t) & 1) as u8).sum();
         }
         out
+    }
+}
+
+/// The significance contexts of all 32 lanes as bit planes: bit `t` of
+/// plane `b` is bit `b` of lane `t`'s count (see [`Neighbours::count_planes`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CountPlanes([u32; 4]);
+
+impl CountPlanes {
+    /// Lane `t`'s count (0..=8), equal to [`Neighbours::count`].
+    #[inline]
+    pub fn get(&self, t: usize) -> u8 {
+        let [b0, b1, b2, b3] = self.0.map(|p| ((p >> t) & 1) as u8);
+        b0 | b1 << 1 | b2 << 2 | b3 << 3
+    }
+
+    /// Lanes whose count is 0 (no significant neighbour).
+    #[inline]
+    pub fn zero(&self) -> u32 {
+        !(self.0[0] | self.0[1] | self.0[2] | self.0[3])
     }
 }
 
@@ -111,36 +152,50 @@ const SIGN_TABLE: [(u8, bool); 9] = [
     (3, false), // h > 0, w > 0
 ];
 
-/// The sign-coding inputs of one step: positive and negative significant
-/// neighbours up, down, left and right.
+/// The sign-coding inputs of one step, per lane: the signs of `h` (sum
+/// of the left and right neighbours' signs, 0 if not significant) and `w`
+/// (the same for up and down), as lane masks.
+///
+/// With two terms in `{-1, 0, 1}` the sum is positive exactly when some
+/// term is positive and none negative (and the other way round), so the
+/// signs follow from two masks per direction without any per-lane
+/// arithmetic.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct SignNeighbours {
-    sig: Neighbours,
-    neg: Neighbours,
+    h_positive: u32,
+    h_negative: u32,
+    w_positive: u32,
+    w_negative: u32,
 }
 
 impl SignNeighbours {
     /// From the significance and sign maps.
     #[inline]
     pub fn of(sig: &[[u32; 2]], negative: &[[u32; 2]], height: usize, y: usize, x: usize) -> Self {
+        let g = Neighbours::of(sig, height, y, x);
+        let n = Neighbours::of(negative, height, y, x);
+        // Significant neighbours that are positive / negative.
+        let pos = |sig: u32, neg: u32| sig & !neg;
+        let neg = |sig: u32, neg: u32| sig & neg;
+        let h_pos = pos(g.left, n.left) | pos(g.right, n.right);
+        let h_neg = neg(g.left, n.left) | neg(g.right, n.right);
+        let w_pos = pos(g.up, n.up) | pos(g.down, n.down);
+        let w_neg = neg(g.up, n.up) | neg(g.down, n.down);
         SignNeighbours {
-            sig: Neighbours::of(sig, height, y, x),
-            neg: Neighbours::of(negative, height, y, x),
+            h_positive: h_pos & !h_neg,
+            h_negative: h_neg & !h_pos,
+            w_positive: w_pos & !w_neg,
+            w_negative: w_neg & !w_pos,
         }
     }
 
     /// `(k, predicted_negative)` of lane `t`.
     #[inline]
     pub fn context(&self, t: usize) -> (u8, bool) {
-        let s = |sig: u32, neg: u32| -> i32 {
-            let sig = (sig >> t) & 1;
-            let neg = (neg >> t) & 1;
-            (sig as i32) * (1 - 2 * neg as i32)
-        };
-        let (g, n) = (&self.sig, &self.neg);
-        let h = s(g.left, n.left) + s(g.right, n.right);
-        let w = s(g.up, n.up) + s(g.down, n.down);
-        SIGN_TABLE[((h.signum() + 1) * 3 + w.signum() + 1) as usize]
+        let sign = |pos: u32, neg: u32| ((pos >> t) & 1) as usize + 1 - ((neg >> t) & 1) as usize;
+        let h = sign(self.h_positive, self.h_negative);
+        let w = sign(self.w_positive, self.w_negative);
+        SIGN_TABLE[h * 3 + w]
     }
 }
 
@@ -187,6 +242,34 @@ mod tests {
         assert_eq!(Neighbours::of(&sig, 1, 0, 0).count(2), 1);
         assert_eq!(Neighbours::of(&sig, 1, 0, 0).count(1), 1);
         assert_eq!(Neighbours::of(&sig, 1, 0, 0).counts()[..3], [0, 1, 1]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn count_planes_equal_the_lane_counts(rows in proptest::array::uniform3(proptest::array::uniform2(proptest::prelude::any::<u32>())), x in 0usize..2) {
+            let n = Neighbours::of(&rows, 3, 1, x);
+            let planes = n.count_planes();
+            for t in 0..32 {
+                proptest::prop_assert_eq!(planes.get(t), n.count(t));
+                proptest::prop_assert_eq!((planes.zero() >> t) & 1 != 0, n.count(t) == 0);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sign_context_is_the_signum_of_the_sums(sig in proptest::array::uniform3(proptest::array::uniform2(proptest::prelude::any::<u32>())), neg in proptest::array::uniform3(proptest::array::uniform2(proptest::prelude::any::<u32>())), x in 0usize..2) {
+            // Spec section 4 read literally: h and w as sums of +-1 / 0.
+            let (g, n) = (Neighbours::of(&sig, 3, 1, x), Neighbours::of(&neg, 3, 1, x));
+            let around = SignNeighbours::of(&sig, &neg, 3, 1, x);
+            for t in 0..32 {
+                let s = |g: u32, n: u32| ((g >> t) & 1) as i32 * (1 - 2 * ((n >> t) & 1) as i32);
+                let h = s(g.left, n.left) + s(g.right, n.right);
+                let w = s(g.up, n.up) + s(g.down, n.down);
+                let want = SIGN_TABLE[((h.signum() + 1) * 3 + w.signum() + 1) as usize];
+                proptest::prop_assert_eq!(around.context(t), want);
+            }
+        }
     }
 
     #[test]

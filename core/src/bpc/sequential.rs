@@ -170,9 +170,11 @@ struct Sequential<'a, 'b, O, const ROWS: usize> {
 }
 
 impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
+    /// Magnitude of lane `t`'s coefficient in step `(y, x)`, `row` being
+    /// row `y` of the codeblock (taken once per row, not per symbol).
     #[inline]
-    fn magnitude(&self, y: usize, x: usize, t: usize) -> u32 {
-        self.block.get(y, 2 * t + x).unsigned_abs()
+    fn magnitude(row: &[i32], x: usize, t: usize) -> u32 {
+        row[2 * t + x].unsigned_abs()
     }
 
     /// Phase B of a step: the signs of the lanes in `newly`, in lane order.
@@ -202,30 +204,38 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
         let h = self.block.height();
         let mut decrease = 0i128;
         for y in 0..h {
+            let row = self.block.row(y);
             for x in 0..2 {
                 let candidates = self.present[x] & !self.scratch.sig[y][x];
                 if candidates == 0 {
                     continue;
                 }
-                let around = Neighbours::of(&self.scratch.sig[..h], h, y, x);
+                // Every lane's context at once: the significance map does not
+                // change within the phase (lanes of a step are not neighbours).
+                let around = Neighbours::of(&self.scratch.sig[..h], h, y, x).count_planes();
+                let candidates = if self.three_pass {
+                    // 3-pass: lanes without a significant neighbour are left
+                    // to the cleanup pass.
+                    let isolated = candidates & around.zero();
+                    self.scratch.pending[y][x] |= isolated;
+                    candidates & !isolated
+                } else {
+                    candidates
+                };
                 let mut newly = 0u32;
                 for t in lanes(candidates) {
-                    let ctx = around.count(t);
-                    if self.three_pass && ctx == 0 {
-                        self.scratch.pending[y][x] |= 1 << t;
-                        continue;
-                    }
-                    let mag = self.magnitude(y, x, t);
-                    let bit = (mag >> j) & 1 != 0;
+                    let ctx = around.get(t);
+                    let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
                     self.observer.symbol(SymbolClass::Significance, j, ctx, bit);
                     self.coders
                         .encode(t, bit, plane.sig[ctx as usize], self.out)?;
-                    if bit {
-                        newly |= 1 << t;
-                        decrease += significance_decrease(mag, j) as i128;
-                    }
+                    // Branch-free: `bit` is hard to predict.
+                    newly |= (bit as u32) << t;
                 }
                 if newly != 0 {
+                    for t in lanes(newly) {
+                        decrease += significance_decrease(Self::magnitude(row, x, t), j) as i128;
+                    }
                     self.scratch.sig[y][x] |= newly;
                     self.signs(y, x, newly, j, &plane.sign, SymbolClass::Sign)?;
                 }
@@ -237,9 +247,10 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
     fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
         let mut decrease = 0i128;
         for y in 0..self.block.height() {
+            let row = self.block.row(y);
             for x in 0..2 {
                 for t in lanes(self.scratch.refine[y][x]) {
-                    let mag = self.magnitude(y, x, t);
+                    let mag = Self::magnitude(row, x, t);
                     let bit = (mag >> j) & 1 != 0;
                     self.observer.symbol(SymbolClass::Refinement, j, 0, bit);
                     self.coders.encode(t, bit, plane.refine, self.out)?;
@@ -256,28 +267,28 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
         let h = self.block.height();
         let mut decrease = 0i128;
         for y in 0..h {
+            let row = self.block.row(y);
             for x in 0..2 {
                 let candidates = self.scratch.pending[y][x];
                 if candidates == 0 {
                     continue;
                 }
                 self.scratch.pending[y][x] = 0;
-                let around = Neighbours::of(&self.scratch.sig[..h], h, y, x);
+                let around = Neighbours::of(&self.scratch.sig[..h], h, y, x).count_planes();
                 let mut newly = 0u32;
                 for t in lanes(candidates) {
-                    let ctx = around.count(t);
-                    let mag = self.magnitude(y, x, t);
-                    let bit = (mag >> j) & 1 != 0;
+                    let ctx = around.get(t);
+                    let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
                     self.observer
                         .symbol(SymbolClass::CleanupSignificance, j, ctx, bit);
                     self.coders
                         .encode(t, bit, plane.cp_sig[ctx as usize], self.out)?;
-                    if bit {
-                        newly |= 1 << t;
-                        decrease += significance_decrease(mag, j) as i128;
-                    }
+                    newly |= (bit as u32) << t;
                 }
                 if newly != 0 {
+                    for t in lanes(newly) {
+                        decrease += significance_decrease(Self::magnitude(row, x, t), j) as i128;
+                    }
                     self.scratch.sig[y][x] |= newly;
                     self.scratch.refine[y][x] |= newly;
                     self.signs(y, x, newly, j, &plane.cp_sign, SymbolClass::CleanupSign)?;
