@@ -98,7 +98,10 @@ impl Neighbours {
         }
         let (s1, c1) = full(self.up, self.down, self.left);
         let (s2, c2) = full(self.right, self.up_left, self.up_right);
-        let (s3, c3) = (self.down_left ^ self.down_right, self.down_left & self.down_right);
+        let (s3, c3) = (
+            self.down_left ^ self.down_right,
+            self.down_left & self.down_right,
+        );
         // Weight 1: three partial sums; weight 2: four carries; weight 4: two.
         let (b0, c4) = full(s1, s2, s3);
         let (t1, d1) = full(c1, c2, c3);
