@@ -91,6 +91,17 @@ layout(push_constant) uniform Params {
     uint strip_out_pairs;  // forward: output pair rows per strip (>= 1); inverse: unused
 } p;
 
+// Blocks (forward: strips) are numbered slice by slice, row by row; the
+// subgroups of the dispatch walk them in a grid-stride loop from
+// first_block() by block_stride(), so any dispatch size covers them all.
+uint first_block() { return gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID; }
+uint block_stride() { return gl_NumWorkGroups.x * gl_NumSubgroups; }
+
+// Block b of a grid of nbx x nby blocks per slice: (column, row, slice).
+uvec3 block_at(uint b, uint nbx, uint nby) {
+    return uvec3(b % nbx, (b / nbx) % nby, b / (nbx * nby));
+}
+
 // Horizontal lifting of one row of the subgroup's 2 * gl_SubgroupSize pairs.
 void horizontal(inout T row[4], bool inverse) {
     uint lane = gl_SubgroupInvocationID;
@@ -170,15 +181,12 @@ void main() {
     uint nbx = ((w + 1u) / 2u + out_px - 1u) / out_px;
     uint nby = ((h + 1u) / 2u + out_py - 1u) / out_py;
     uint total = nbx * nby * p.slices;
-    uint first_sg = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID;
-    uint stride_sg = gl_NumWorkGroups.x * gl_NumSubgroups;
-    for (uint b = first_sg; b < total; b += stride_sg) {
-        uint bx = b % nbx;
-        uint by = (b / nbx) % nby;
-        uint z = b / (nbx * nby);
+    for (uint b = first_block(); b < total; b += block_stride()) {
+        uvec3 at = block_at(b, nbx, nby);
+        uint z = at.z;
         bool ll_sep = !ll_main && z < p.ll_slices;
-        int x0 = int(bx * out_px) * 2 - 2 * HALO_X + int(4u * lane);
-        int y0 = int(by * out_py) * 2 - 2 * HALO;
+        int x0 = int(at.x * out_px) * 2 - 2 * HALO_X + int(4u * lane);
+        int y0 = int(at.y * out_py) * 2 - 2 * HALO;
         uint cx[4];
         [[unroll]] for (int c = 0; c < 4; c++) cx[c] = dwt_mirror(x0 + c, w);
         bool inside = x0 >= 0 && x0 + 3 < int(w);
@@ -294,14 +302,11 @@ void main() {
     uint nbx = ((w + 1u) / 2u + out_px - 1u) / out_px;
     uint nby = (pairs_y + out_py - 1u) / out_py;
     uint total = nbx * nby * p.slices;
-    uint first_sg = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID;
-    uint stride_sg = gl_NumWorkGroups.x * gl_NumSubgroups;
-    for (uint b = first_sg; b < total; b += stride_sg) {
-        uint bx = b % nbx;
-        uint by = (b / nbx) % nby;
-        uint z = b / (nbx * nby);
+    for (uint b = first_block(); b < total; b += block_stride()) {
+        uvec3 at = block_at(b, nbx, nby);
+        uint z = at.z;
         bool ll_sep = !ll_main && z < p.ll_slices;
-        int x0 = int(bx * out_px) * 2 - 2 * HALO_X + int(4u * lane);
+        int x0 = int(at.x * out_px) * 2 - 2 * HALO_X + int(4u * lane);
         uint cx[4];
         uint col[4];
         bool low_x[4];
@@ -319,7 +324,7 @@ void main() {
         // store_x[0] covers the whole lane: HALO_X is even, so a lane's two
         // pairs are both halo or both not.
         bool vec_store = vec_cols && inside && store_x[0];
-        uint out_y0 = by * out_py;  // first output pair row of the strip
+        uint out_y0 = at.y * out_py;  // first output pair row of the strip
         int y0 = int(out_y0) * 2 - 2 * HALO;  // first strip row (top halo)
         // Pair step k loads strip pair row k and completes output pair row
         // out_y0 + k - 2 * HALO; the stream stops after the strip's last

@@ -263,20 +263,14 @@ fn time<W: HostWavelet>(
     image: &[W::Sample],
     run: Run,
 ) -> Result<Vec<(f64, Vec<f64>)>, super::CliError> {
-    let Run {
-        size,
-        levels,
-        repeats,
-        inverse,
-        ..
-    } = run;
-    let layout = ImageLayout::new(size, size);
+    let layout = ImageLayout::new(run.size, run.size);
+    let (levels, inverse) = (run.levels, run.inverse);
     match backend {
         Backend::Gpu(gpu) => time_gpu::<W>(gpu, image, run),
         Backend::Cpu => {
             let mut times = Vec::new();
             let mut data = image.to_vec();
-            for i in 0..=repeats {
+            for i in 0..=run.repeats {
                 data.copy_from_slice(image);
                 let t = Instant::now();
                 if inverse {
