@@ -177,6 +177,15 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
         row[2 * t + x].unsigned_abs()
     }
 
+    /// Distortion decrease of the lanes in `newly`, which became significant
+    /// at bitplane `j` in step `(row, x)`; summed after the step's symbols so
+    /// that coding them needs no branch on the (unpredictable) bit.
+    fn significance_decreases(row: &[i32], x: usize, newly: u32, j: u8) -> i128 {
+        lanes(newly)
+            .map(|t| significance_decrease(Self::magnitude(row, x, t), j) as i128)
+            .sum()
+    }
+
     /// Phase B of a step: the signs of the lanes in `newly`, in lane order.
     fn signs(
         &mut self,
@@ -233,9 +242,7 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
                     newly |= (bit as u32) << t;
                 }
                 if newly != 0 {
-                    for t in lanes(newly) {
-                        decrease += significance_decrease(Self::magnitude(row, x, t), j) as i128;
-                    }
+                    decrease += Self::significance_decreases(row, x, newly, j);
                     self.scratch.sig[y][x] |= newly;
                     self.signs(y, x, newly, j, &plane.sign, SymbolClass::Sign)?;
                 }
@@ -286,9 +293,7 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
                     newly |= (bit as u32) << t;
                 }
                 if newly != 0 {
-                    for t in lanes(newly) {
-                        decrease += significance_decrease(Self::magnitude(row, x, t), j) as i128;
-                    }
+                    decrease += Self::significance_decreases(row, x, newly, j);
                     self.scratch.sig[y][x] |= newly;
                     self.scratch.refine[y][x] |= newly;
                     self.signs(y, x, newly, j, &plane.cp_sign, SymbolClass::CleanupSign)?;

@@ -274,6 +274,8 @@ impl GpuDwt {
         let dims = l.dims();
         let total = total_levels(self.levels);
         let halo = W::WAVELET.halo_pairs();
+        // Every inverse level lifts the same block shape.
+        let block = self.inverse_block(W::WAVELET)?;
         let mut out = Vec::new();
         for i in (0..total).rev() {
             let [w, h, d] = region_at(dims, self.levels, i);
@@ -302,7 +304,6 @@ impl GpuDwt {
                 | if ty && h > 1 { FLAG_Y } else { 0 }
                 | if coarsest { FLAG_LL_IN_MAIN } else { 0 };
             let ll_slices = if tz { d.div_ceil(2) } else { d };
-            let block = self.inverse_block(W::WAVELET)?;
             out.push(
                 Dispatch::new(W::INVERSE, [self.block_groups(block, w, h, d), 1, 1])
                     .buffer(coeffs)
