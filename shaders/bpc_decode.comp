@@ -101,19 +101,29 @@ int load(uint y, uint x, uint lane) {
     return (2u * lane + x < width && at < uint(coefficients.length())) ? coefficients[at] : 0;
 }
 
-// Step (y, x) of the SPP (cleanup = false) or CP of bitplane j; false
-// where the stream ends. The steps are functions rather than an inner loop
-// over x to keep lavapipe's loop budget (see bpc_team_ballot) for rows.
-bool significance_step(uint y, uint x, uint j, bool cleanup, bool three, uint height, uint lane) {
-    uint idx = 2u * y + x;
-    uint cand = cleanup ? bpc_pending[idx] : (bpc_present(width, x) & ~bpc_sig[idx]);
+// This lane's two coefficients of the window's row (val_c) and of the next
+// row, read a row ahead for the refinement pass (a lane only ever reads and
+// writes its own columns, so no other lane's store can intervene).
+ivec2 val_c;
+ivec2 val_n;
+
+ivec2 row_values(uint y, uint height, uint lane) {
+    return y < height ? ivec2(load(y, 0u, lane), load(y, 1u, lane)) : ivec2(0);
+}
+
+// Step (y, x) of the SPP (cleanup = false) or CP of bitplane j on the row
+// window (common/bpc.glsl); false where the stream ends. The steps are
+// functions rather than an inner loop over x to keep lavapipe's loop budget
+// (see bpc_team_ballot) for rows.
+bool significance_step(uint y, uint x, uint j, bool cleanup, bool three, uint lane) {
+    uint cand = cleanup ? bpc_pend_c[x] : (bpc_present(width, x) & ~bpc_sig_c[x]);
     if (cand == 0u) {
         return true;
     }
     uint sig_at = cleanup ? BPC_CP_SIG : BPC_SIG;
     uint sign_at = cleanup ? BPC_CP_SIGN : BPC_SIGN;
     bool mine = bpc_bit(cand, lane) != 0u;
-    uint ctx = bpc_sig_context(y, x, lane, height);
+    uint ctx = bpc_sig_context(x, lane);
     bool spp3 = !cleanup && three;
     bool visit = mine && !(spp3 && ctx == 0u);
     bool decoded, stopped;
@@ -125,7 +135,7 @@ bool significance_step(uint y, uint x, uint j, bool cleanup, bool three, uint he
     uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
     bool negative = false;
     if (newly != 0u) {
-        uint sc = bpc_sign_context(y, x, lane, height);
+        uint sc = bpc_sign_context(x, lane);
         bool signed_now;
         bool symbol = decode_phase(bpc_bit(newly, lane) != 0u, bpc_plane[sign_at + (sc & 3u)], lane, signed_now, stopped);
         negative = signed_now && (symbol != ((sc & 4u) != 0u));
@@ -138,41 +148,25 @@ bool significance_step(uint y, uint x, uint j, bool cleanup, bool three, uint he
         }
     }
     uint negatives = bpc_team_ballot(negative);
-    barrier(); // every lane has read this step's state
-    if (lane == 0u) {
-        bpc_sig[idx] |= newly;
-        bpc_negative[idx] |= negatives;
-        if (cleanup) {
-            bpc_refine[idx] |= newly;
-            bpc_pending[idx] = 0u;
-        } else {
-            bpc_pending[idx] |= deferred;
-        }
-    }
-    barrier();
-    return true;
-}
-
-bool significance_pass(uint j, bool cleanup, bool three, uint height, uint lane) {
-    for (uint y = 0u; y < height; y++) {
-        if (!significance_step(y, 0u, j, cleanup, three, height, lane)
-            || !significance_step(y, 1u, j, cleanup, three, height, lane)) {
-            return false;
-        }
+    bpc_sig_c[x] |= newly;
+    bpc_neg_c[x] |= negatives;
+    if (cleanup) {
+        bpc_ref_c[x] |= newly;
+        bpc_pend_c[x] = 0u;
+    } else {
+        bpc_pend_c[x] |= deferred;
     }
     return true;
 }
 
 // Step (y, x) of the MRP of bitplane j; false where the stream ends.
 bool refinement_step(uint y, uint x, uint j, uint lane) {
-    uint idx = 2u * y + x;
-    uint visit = bpc_refine[idx];
-    uint sig = bpc_sig[idx];
+    uint visit = bpc_ref_c[x];
     if (visit != 0u) {
         bool decoded, stopped;
         bool bit = decode_phase(bpc_bit(visit, lane) != 0u, bpc_plane[BPC_REF], lane, decoded, stopped);
         if (decoded) {
-            int v = load(y, x, lane);
+            int v = val_c[x];
             uint m = uint(abs(v));
             m = ((m >> (j + 1u)) << (j + 1u)) | (uint(bit) << j) | ((1u << j) >> 1u);
             store(y, x, lane, v < 0 ? -int(m) : int(m));
@@ -181,21 +175,32 @@ bool refinement_step(uint y, uint x, uint j, uint lane) {
             return false;
         }
     }
-    if ((sig & ~visit) != 0u) {
-        barrier();
-        if (lane == 0u) {
-            bpc_refine[idx] = visit | sig;
-        }
-        barrier();
-    }
+    bpc_ref_c[x] = visit | bpc_sig_c[x];
     return true;
 }
 
-bool refinement_pass(uint j, uint height, uint lane) {
+// One pass of bitplane j over the rows (kind BPC_SPP, BPC_MRP or BPC_CP);
+// false where the stream ends.
+bool decode_pass(uint kind, uint j, bool three, uint height, uint lane) {
+    bool refine = kind == BPC_MRP;
+    bpc_window_start(height);
+    if (refine) {
+        val_c = row_values(0u, height, lane);
+    }
     for (uint y = 0u; y < height; y++) {
-        if (!refinement_step(y, 0u, j, lane) || !refinement_step(y, 1u, j, lane)) {
+        bool ok;
+        if (refine) {
+            val_n = row_values(y + 1u, height, lane);
+            ok = refinement_step(y, 0u, j, lane) && refinement_step(y, 1u, j, lane);
+            val_c = val_n;
+        } else {
+            ok = significance_step(y, 0u, j, kind == BPC_CP, three, lane)
+                && significance_step(y, 1u, j, kind == BPC_CP, three, lane);
+        }
+        if (!ok) {
             return false;
         }
+        bpc_window_next(y, height, lane);
     }
     return true;
 }
@@ -251,19 +256,7 @@ void main() {
             uint pass = bpc_pass(three, top, i);
             uint j = pass >> 8;
             bpc_load_plane(group, j, lane);
-            bool done;
-            switch (pass & 0xFFu) {
-            case BPC_SPP:
-                done = significance_pass(j, false, three, height, lane);
-                break;
-            case BPC_MRP:
-                done = refinement_pass(j, height, lane);
-                break;
-            default:
-                done = significance_pass(j, true, three, height, lane);
-                break;
-            }
-            if (!done) {
+            if (!decode_pass(pass & 0xFFu, j, three, height, lane)) {
                 break;
             }
             completed++;

@@ -83,6 +83,11 @@ void encode_phase(bool visit, bool symbol, uint p, uint lane) {
 uint base;
 uint stride;
 uint width;
+// This lane's two magnitudes of the window's row (mag_c) and of the next
+// row, loaded a row ahead so that the load's latency hides behind a row of
+// coding instead of stalling every step.
+uvec2 mag_c;
+uvec2 mag_n;
 
 // |v| of this lane's coefficient in step (y, x), 0 where absent.
 uint magnitude(uint y, uint x, uint lane) {
@@ -95,12 +100,16 @@ uint magnitude(uint y, uint x, uint lane) {
     return uint(v < 0 ? -v : v);
 }
 
-// Step (y, x) of the SPP (cleanup = false) or CP of bitplane j. The steps
-// are functions rather than an inner loop over x to keep lavapipe's loop
-// budget (see bpc_team_ballot in common/bpc.glsl) for rows.
-void significance_step(uint y, uint x, uint j, bool cleanup, bool three, uint height, uint lane) {
-    uint idx = 2u * y + x;
-    uint cand = cleanup ? bpc_pending[idx] : (bpc_present(width, x) & ~bpc_sig[idx]);
+uvec2 row_magnitudes(uint y, uint height, uint lane) {
+    return y < height ? uvec2(magnitude(y, 0u, lane), magnitude(y, 1u, lane)) : uvec2(0u);
+}
+
+// Step (y, x) of the SPP (cleanup = false) or CP of bitplane j, on the row
+// window (common/bpc.glsl). The steps are functions rather than an inner
+// loop over x to keep lavapipe's loop budget (see bpc_team_ballot in
+// common/bpc.glsl) for rows.
+void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
+    uint cand = cleanup ? bpc_pend_c[x] : (bpc_present(width, x) & ~bpc_sig_c[x]);
     if (cand == 0u) {
         return;
     }
@@ -108,62 +117,55 @@ void significance_step(uint y, uint x, uint j, bool cleanup, bool three, uint he
     uint sign_at = cleanup ? BPC_CP_SIGN : BPC_SIGN;
     // Phase A.
     bool mine = bpc_bit(cand, lane) != 0u;
-    uint ctx = bpc_sig_context(y, x, lane, height);
-    bool bit = mine && ((magnitude(y, x, lane) >> j) & 1u) != 0u;
+    uint ctx = bpc_sig_context(x, lane);
+    bool bit = mine && ((mag_c[x] >> j) & 1u) != 0u;
     bool spp3 = !cleanup && three;
     bool visit = mine && !(spp3 && ctx == 0u);
     encode_phase(visit, bit, bpc_plane[sig_at + ctx], lane);
     uint newly = bpc_team_ballot(visit && bit);
     uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
-    // Phase B: signs of the lanes that became significant.
+    // Phase B: signs of the lanes that became significant (the sign context
+    // sees the row before this step's update, like core).
     if (newly != 0u) {
-        uint sc = bpc_sign_context(y, x, lane, height);
-        bool negative = bpc_bit(bpc_negative[idx], lane) != 0u;
+        uint sc = bpc_sign_context(x, lane);
+        bool negative = bpc_bit(bpc_neg_c[x], lane) != 0u;
         bool symbol = negative != ((sc & 4u) != 0u);
         encode_phase(bpc_bit(newly, lane) != 0u, symbol, bpc_plane[sign_at + (sc & 3u)], lane);
     }
-    barrier(); // every lane has read this step's state
-    if (lane == 0u) {
-        bpc_sig[idx] |= newly;
-        if (cleanup) {
-            bpc_refine[idx] |= newly;
-            bpc_pending[idx] = 0u;
-        } else {
-            bpc_pending[idx] |= deferred;
-        }
-    }
-    barrier();
-}
-
-void significance_pass(uint j, bool cleanup, bool three, uint height, uint lane) {
-    for (uint y = 0u; y < height; y++) {
-        significance_step(y, 0u, j, cleanup, three, height, lane);
-        significance_step(y, 1u, j, cleanup, three, height, lane);
+    bpc_sig_c[x] |= newly;
+    if (cleanup) {
+        bpc_ref_c[x] |= newly;
+        bpc_pend_c[x] = 0u;
+    } else {
+        bpc_pend_c[x] |= deferred;
     }
 }
 
-void refinement_step(uint y, uint x, uint j, uint lane) {
-    uint idx = 2u * y + x;
-    uint visit = bpc_refine[idx];
-    uint sig = bpc_sig[idx];
+void refinement_step(uint x, uint j, uint lane) {
+    uint visit = bpc_ref_c[x];
     if (visit != 0u) {
         bool mine = bpc_bit(visit, lane) != 0u;
-        bool bit = mine && ((magnitude(y, x, lane) >> j) & 1u) != 0u;
+        bool bit = mine && ((mag_c[x] >> j) & 1u) != 0u;
         encode_phase(mine, bit, bpc_plane[BPC_REF], lane);
     }
-    if ((sig & ~visit) != 0u) {
-        barrier();
-        if (lane == 0u) {
-            bpc_refine[idx] = visit | sig;
-        }
-        barrier();
-    }
+    bpc_ref_c[x] = visit | bpc_sig_c[x];
 }
 
-void refinement_pass(uint j, uint height, uint lane) {
+// One pass of bitplane j over the rows: kind BPC_SPP, BPC_MRP or BPC_CP.
+void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
+    bpc_window_start(height);
+    mag_c = row_magnitudes(0u, height, lane);
     for (uint y = 0u; y < height; y++) {
-        refinement_step(y, 0u, j, lane);
-        refinement_step(y, 1u, j, lane);
+        mag_n = row_magnitudes(y + 1u, height, lane);
+        if (kind == BPC_MRP) {
+            refinement_step(0u, j, lane);
+            refinement_step(1u, j, lane);
+        } else {
+            significance_step(0u, j, kind == BPC_CP, three, lane);
+            significance_step(1u, j, kind == BPC_CP, three, lane);
+        }
+        bpc_window_next(y, height, lane);
+        mag_c = mag_n;
     }
 }
 
@@ -223,17 +225,7 @@ void main() {
             uint pass = bpc_pass(three, top, i);
             uint j = pass >> 8;
             bpc_load_plane(group, j, lane);
-            switch (pass & 0xFFu) {
-            case BPC_SPP:
-                significance_pass(j, false, three, height, lane);
-                break;
-            case BPC_MRP:
-                refinement_pass(j, height, lane);
-                break;
-            default:
-                significance_pass(j, true, three, height, lane);
-                break;
-            }
+            code_pass(pass & 0xFFu, j, three, height, lane);
         }
         if (ac_opened) {
             emit(ac_slot, ac_low);

@@ -14,7 +14,8 @@
 //
 // Requires GL_KHR_shader_subgroup_basic and _ballot, local_size_x = 32;
 // main calls bpc_team_init() first. No loop runs per step (see
-// bpc_team_ballot on lavapipe's loop budget).
+// bpc_team_ballot on lavapipe's loop budget). Passes walk rows through the
+// register window below.
 // Define BPC_WITH_TABLES (and declare a `bpc_tables` uint buffer) for the
 // probability-table loader.
 
@@ -112,24 +113,75 @@ uint bpc_right(uint even, uint odd, uint x) {
     return x == 0u ? odd : (even >> 1);
 }
 
-// Significance context of `lane` in step (y, x): significant neighbours.
-uint bpc_sig_context(uint y, uint x, uint lane, uint height) {
-    uint ae = 0u, ao = 0u, be = 0u, bo = 0u;
-    if (y > 0u) {
-        ae = bpc_sig[2u * y - 2u];
-        ao = bpc_sig[2u * y - 1u];
+// The row window. A pass walks the rows top to bottom with the state of
+// rows y - 1 (suffix a), y (c) and y + 1 (b) in registers, team-uniform like
+// the shared maps they mirror: a step then reads no shared memory and
+// needs no barrier (before, every step read six map words and synchronised
+// twice). Only the coded row changes during its steps; it is written back
+// (by lane 0) when the walk moves on, and row y + 2 is read then, which
+// nothing in this pass has written yet. Passes start after a barrier
+// (bpc_load_plane), so they see the previous pass's write-backs.
+uvec2 bpc_sig_a, bpc_sig_c, bpc_sig_b;
+uvec2 bpc_neg_a, bpc_neg_c, bpc_neg_b;
+uvec2 bpc_ref_c;  // refinement-visit map of row y
+uvec2 bpc_pend_c; // pending (CP candidates) map of row y
+
+// Row y of the significance and sign maps into slot b (zero below the codeblock).
+void bpc_window_load_below(uint y, uint height) {
+    bool inside = y < height;
+    uint r = 2u * min(y, BPC_MAX_ROWS - 1u);
+    bpc_sig_b = inside ? uvec2(bpc_sig[r], bpc_sig[r + 1u]) : uvec2(0u);
+    bpc_neg_b = inside ? uvec2(bpc_negative[r], bpc_negative[r + 1u]) : uvec2(0u);
+}
+
+// Row y's refinement and pending maps (zero below the codeblock).
+void bpc_window_load_maps(uint y, uint height) {
+    bool inside = y < height;
+    uint r = 2u * min(y, BPC_MAX_ROWS - 1u);
+    bpc_ref_c = inside ? uvec2(bpc_refine[r], bpc_refine[r + 1u]) : uvec2(0u);
+    bpc_pend_c = inside ? uvec2(bpc_pending[r], bpc_pending[r + 1u]) : uvec2(0u);
+}
+
+// The window at row 0, at the start of a pass.
+void bpc_window_start(uint height) {
+    bpc_sig_a = uvec2(0u);
+    bpc_neg_a = uvec2(0u);
+    bpc_window_load_below(0u, height);
+    bpc_sig_c = bpc_sig_b;
+    bpc_neg_c = bpc_neg_b;
+    bpc_window_load_maps(0u, height);
+    bpc_window_load_below(1u, height);
+}
+
+// Writes row y back to the shared maps and moves the window to row y + 1.
+void bpc_window_next(uint y, uint height, uint lane) {
+    if (lane == 0u && y < BPC_MAX_ROWS) {
+        uint r = 2u * y;
+        bpc_sig[r] = bpc_sig_c.x;
+        bpc_sig[r + 1u] = bpc_sig_c.y;
+        bpc_negative[r] = bpc_neg_c.x;
+        bpc_negative[r + 1u] = bpc_neg_c.y;
+        bpc_refine[r] = bpc_ref_c.x;
+        bpc_refine[r + 1u] = bpc_ref_c.y;
+        bpc_pending[r] = bpc_pend_c.x;
+        bpc_pending[r + 1u] = bpc_pend_c.y;
     }
-    if (y + 1u < height) {
-        be = bpc_sig[2u * y + 2u];
-        bo = bpc_sig[2u * y + 3u];
-    }
-    uint he = bpc_sig[2u * y], ho = bpc_sig[2u * y + 1u];
-    uint above = x == 0u ? ae : ao;
-    uint below = x == 0u ? be : bo;
-    return bpc_bit(above, lane) + bpc_bit(below, lane)
-        + bpc_bit(bpc_left(he, ho, x), lane) + bpc_bit(bpc_right(he, ho, x), lane)
-        + bpc_bit(bpc_left(ae, ao, x), lane) + bpc_bit(bpc_right(ae, ao, x), lane)
-        + bpc_bit(bpc_left(be, bo, x), lane) + bpc_bit(bpc_right(be, bo, x), lane);
+    bpc_sig_a = bpc_sig_c;
+    bpc_neg_a = bpc_neg_c;
+    bpc_sig_c = bpc_sig_b;
+    bpc_neg_c = bpc_neg_b;
+    bpc_window_load_maps(y + 1u, height);
+    bpc_window_load_below(y + 2u, height);
+}
+
+// Significance context of `lane` in step (y, x) of the window: its
+// significant neighbours (core context.rs).
+uint bpc_sig_context(uint x, uint lane) {
+    uvec2 a = bpc_sig_a, c = bpc_sig_c, b = bpc_sig_b;
+    return bpc_bit(a[x], lane) + bpc_bit(b[x], lane)
+        + bpc_bit(bpc_left(c.x, c.y, x), lane) + bpc_bit(bpc_right(c.x, c.y, x), lane)
+        + bpc_bit(bpc_left(a.x, a.y, x), lane) + bpc_bit(bpc_right(a.x, a.y, x), lane)
+        + bpc_bit(bpc_left(b.x, b.y, x), lane) + bpc_bit(bpc_right(b.x, b.y, x), lane);
 }
 
 // s(n) of one neighbour: 0 not significant, +1 positive, -1 negative.
@@ -138,21 +190,14 @@ int bpc_s(uint sig, uint neg, uint lane) {
     return bpc_bit(neg, lane) != 0u ? -s : s;
 }
 
-// Sign context of `lane` in step (y, x): k in bits 0-1, predicted negative
-// in bit 2 (spec section 4, core context.rs SIGN_TABLE).
-uint bpc_sign_context(uint y, uint x, uint lane, uint height) {
-    uint row = 2u * y;
-    uint se = bpc_sig[row], so = bpc_sig[row + 1u];
-    uint ne = bpc_negative[row], no = bpc_negative[row + 1u];
-    int h = bpc_s(bpc_left(se, so, x), bpc_left(ne, no, x), lane)
-          + bpc_s(bpc_right(se, so, x), bpc_right(ne, no, x), lane);
-    int w = 0;
-    if (y > 0u) {
-        w += bpc_s(bpc_sig[row - 2u + x], bpc_negative[row - 2u + x], lane);
-    }
-    if (y + 1u < height) {
-        w += bpc_s(bpc_sig[row + 2u + x], bpc_negative[row + 2u + x], lane);
-    }
+// Sign context of `lane` in step (y, x) of the window: k in bits 0-1,
+// predicted negative in bit 2 (spec section 4, core context.rs SIGN_TABLE).
+// Rows outside the codeblock are all zero, so they count as insignificant.
+uint bpc_sign_context(uint x, uint lane) {
+    uvec2 sc = bpc_sig_c, nc = bpc_neg_c;
+    int h = bpc_s(bpc_left(sc.x, sc.y, x), bpc_left(nc.x, nc.y, x), lane)
+          + bpc_s(bpc_right(sc.x, sc.y, x), bpc_right(nc.x, nc.y, x), lane);
+    int w = bpc_s(bpc_sig_a[x], bpc_neg_a[x], lane) + bpc_s(bpc_sig_b[x], bpc_neg_b[x], lane);
     // (k, predicted negative) by (sign(h) + 1) * 3 + sign(w) + 1.
     const uint table[9] = uint[9](3u | 4u, 2u | 4u, 0u | 4u, 1u | 4u, 0u, 1u, 0u, 2u, 3u);
     return table[uint((sign(h) + 1) * 3 + sign(w) + 1)];

@@ -41,6 +41,11 @@ pub struct BenchResult {
     pub coefficients_per_s: f64,
     /// Bits per coefficient of the encoding.
     pub bits_per_coefficient: f64,
+    /// GPU only: each dispatch's time in the best repeat, nanoseconds, in
+    /// submission order (encode: measure, scans, encode, pack per batch;
+    /// decode: one per batch). Empty for the CPU and where the queue has no
+    /// timestamps.
+    pub dispatch_ns: Vec<f64>,
 }
 
 /// What to measure.
@@ -176,6 +181,7 @@ fn result(
         codeblocks_per_s: batch.len() as f64 / (ns * 1e-9),
         coefficients_per_s: coefficients as f64 / (ns * 1e-9),
         bits_per_coefficient: codewords as f64 * 16.0 / coefficients as f64,
+        dispatch_ns: Vec::new(),
     }
 }
 
@@ -260,31 +266,38 @@ pub fn run(
                     // Keep every buffer within the device's binding limit.
                     let limit = (g.info().max_storage_buffer_range as usize / 4 / 4).max(4096);
                     let parts = chunks(&batch, limit);
-                    let (encoded, ns) = best(config.repeats, || {
+                    let ((encoded, dispatch_ns), ns) = best(config.repeats, || {
                         let mut out = Vec::new();
-                        let mut ns = 0.0;
+                        let mut dispatch_ns = Vec::new();
                         for p in &parts {
                             let (e, t) = gpu::encode(g, p, tables)?;
-                            ns += t.total_ns();
+                            dispatch_ns.extend(t.dispatches.dispatch_ns);
                             out.push(e);
                         }
-                        Ok((out, ns))
+                        let ns = dispatch_ns.iter().sum();
+                        Ok(((out, dispatch_ns), ns))
                     })?;
                     let codewords = encoded
                         .iter()
                         .map(|e: &EncodedBatch| e.codewords.len())
                         .sum();
-                    results.push(result(size, passes, "gpu", "encode", &batch, ns, codewords));
-                    let (_, ns) = best(config.repeats, || {
-                        let mut ns = 0.0;
+                    results.push(BenchResult {
+                        dispatch_ns,
+                        ..result(size, passes, "gpu", "encode", &batch, ns, codewords)
+                    });
+                    let (dispatch_ns, ns) = best(config.repeats, || {
+                        let mut dispatch_ns = Vec::new();
                         for (p, e) in parts.iter().zip(&encoded) {
-                            ns += gpu::decode(g, p, e, tables, bpc::DecodeLimits::ALL)?
-                                .2
-                                .total_ns();
+                            let t = gpu::decode(g, p, e, tables, bpc::DecodeLimits::ALL)?.2;
+                            dispatch_ns.extend(t.dispatches.dispatch_ns);
                         }
-                        Ok(((), ns))
+                        let ns = dispatch_ns.iter().sum();
+                        Ok((dispatch_ns, ns))
                     })?;
-                    results.push(result(size, passes, "gpu", "decode", &batch, ns, codewords));
+                    results.push(BenchResult {
+                        dispatch_ns,
+                        ..result(size, passes, "gpu", "decode", &batch, ns, codewords)
+                    });
                 }
             }
         }
