@@ -257,13 +257,14 @@ void main() {
 #define WIN (NSTEPS + 3)
 // Pair rows loaded ahead of the one being lifted. Deeper load-ahead costs
 // registers, hence resident subgroups: on an H200 the 5/3 forward at 8192²
-// ran 0.372 / 0.291 / 0.272 ms with 4 / 2 / 1 (docs/perf-notes.md, DWT);
-// more subgroups in flight beat more loads per subgroup. The 9/7 keeps 2
-// (measured at 2 only).
-#if NSTEPS == 2
-#define AHEAD 1
-#else
+// ran 0.372 / 0.291 / 0.272 ms with 4 / 2 / 1, the float 9/7 forward 0.324
+// / 0.280 ms with 2 / 1 (docs/perf-notes.md, DWT); more subgroups in flight
+// beat more loads per subgroup. The fixed-point 9/7 ran the same with 2 and
+// 1 (0.440 / 0.447 ms) and keeps 2.
+#if WAVELET == 971
 #define AHEAD 2
+#else
+#define AHEAD 1
 #endif
 T win[WIN][4];
 T ahead[2 * AHEAD][4];
