@@ -198,9 +198,12 @@ uint bpc_sign_context(uint x, uint lane) {
     int h = bpc_s(bpc_left(sc.x, sc.y, x), bpc_left(nc.x, nc.y, x), lane)
           + bpc_s(bpc_right(sc.x, sc.y, x), bpc_right(nc.x, nc.y, x), lane);
     int w = bpc_s(bpc_sig_a[x], bpc_neg_a[x], lane) + bpc_s(bpc_sig_b[x], bpc_neg_b[x], lane);
-    // (k, predicted negative) by (sign(h) + 1) * 3 + sign(w) + 1.
-    const uint table[9] = uint[9](3u | 4u, 2u | 4u, 0u | 4u, 1u | 4u, 0u, 1u, 0u, 2u, 3u);
-    return table[uint((sign(h) + 1) * 3 + sign(w) + 1)];
+    // (k, predicted negative) by i = (sign(h) + 1) * 3 + sign(w) + 1: the
+    // 3-bit entries 4|3, 4|2, 4|0, 4|1, 0, 1, 0, 2, 3 packed at bit 3i (a
+    // constant array indexed at run time becomes a per-invocation local
+    // array that is filled on every call).
+    uint i = uint((sign(h) + 1) * 3 + sign(w) + 1);
+    return (0x3408B37u >> (3u * i)) & 7u;
 }
 
 // Pass number `i` of the schedule: kind in bits 0-7, bitplane in bits 8-15
