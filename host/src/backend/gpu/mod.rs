@@ -90,6 +90,9 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     text
 }
 
+/// A compute pipeline's cache key: shader name and `u32` specialization constants.
+type PipelineKey = (&'static str, Vec<(u32, u32)>);
+
 /// A Vulkan device ready for wavelane's compute shaders.
 pub struct Gpu {
     device: Arc<Device>,
@@ -98,7 +101,8 @@ pub struct Gpu {
     command_buffers: Arc<StandardCommandBufferAllocator>,
     descriptor_sets: Arc<StandardDescriptorSetAllocator>,
     pipeline_cache: Arc<PipelineCache>,
-    pipelines: Mutex<HashMap<&'static str, Arc<ComputePipeline>>>,
+    /// Pipelines by shader name and specialization constants.
+    pipelines: Mutex<HashMap<PipelineKey, Arc<ComputePipeline>>>,
     info: GpuInfo,
     /// Keeps the validation messenger alive while the device is.
     _messenger: Option<DebugUtilsMessenger>,
