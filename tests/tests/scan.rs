@@ -99,3 +99,33 @@ fn gpu_copy_references_are_measured() {
     let best = gpu.time_copy(1 << 20, 2).expect("copy").expect("timing");
     assert!(best > 0.0);
 }
+
+/// Benchmarks' clock warm-up: the busy kernel runs (and is timed like any
+/// dispatch); a CPU device (lavapipe) gets no warm-up, a GPU a calibrated
+/// one; timed work after it still runs and is timed on its own.
+#[test]
+fn gpu_clock_warm_up_runs_and_stays_out_of_timings() {
+    let gpu = gpu();
+    let t = gpu.busy(64).expect("busy kernel");
+    assert_eq!(t.dispatch_ns.len(), 1);
+    let iterations = gpu
+        .set_clock_warm_up(std::time::Duration::from_millis(20))
+        .expect("warm-up");
+    let cpu_device = gpu.info().device_type == "Cpu";
+    assert_eq!(
+        iterations == 0,
+        cpu_device,
+        "{iterations} iterations on {}",
+        gpu.info().device_type
+    );
+    let input: Vec<u32> = (0..1000).collect();
+    let buf = gpu.upload(&input).unwrap();
+    let (total, timing) = gpu.exclusive_scan(&buf, 1000).unwrap();
+    assert_eq!(total, 999 * 1000 / 2);
+    assert_eq!(
+        timing.dispatch_ns.len(),
+        3,
+        "the warm-up is not a timed step"
+    );
+    assert_eq!(gpu.set_clock_warm_up(std::time::Duration::ZERO).unwrap(), 0);
+}

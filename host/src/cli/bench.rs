@@ -94,7 +94,7 @@ fn bpc(a: BpcBenchArgs) -> CliResult {
         }
         None => None,
     };
-    let backend = Backend::select(a.backend)?;
+    let backend = bench_backend(a.backend)?;
     let config = BenchConfig {
         source,
         sizes: a.sizes,
@@ -132,4 +132,19 @@ fn bpc(a: BpcBenchArgs) -> CliResult {
         );
     }
     Ok(())
+}
+
+/// How long every timed GPU submission of a benchmark is preceded by busy
+/// work ([`crate::backend::Gpu::set_clock_warm_up`]).
+pub(super) const CLOCK_WARM_UP: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The backend a benchmark runs on; a GPU gets the clock warm-up, so that
+/// kernels timed after a pause of the host (checking a result, preparing
+/// the next input) do not run at the idle clocks the pause left.
+pub(super) fn bench_backend(kind: BackendKind) -> Result<Backend, super::CliError> {
+    let backend = Backend::select(kind)?;
+    if let Some(gpu) = backend.gpu() {
+        gpu.set_clock_warm_up(CLOCK_WARM_UP)?;
+    }
+    Ok(backend)
 }

@@ -6,7 +6,7 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use super::CliResult;
-use crate::backend::{Backend, BackendKind};
+use crate::backend::BackendKind;
 use crate::h264::bench::{self, CavlcMeasurement};
 
 /// Arguments of `wavelane bench cavlc`.
@@ -67,7 +67,7 @@ pub fn run(a: CavlcBenchArgs) -> CliResult {
         .iter()
         .map(|s| parse_size(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let backend = Backend::select(a.backend)?;
+    let backend = super::bench::bench_backend(a.backend)?;
     let bar = if a.json {
         ProgressBar::hidden()
     } else {

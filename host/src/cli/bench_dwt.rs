@@ -104,7 +104,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
         )
         .into());
     }
-    let backend = Backend::select(a.backend)?;
+    let backend = super::bench::bench_backend(a.backend)?;
     let n = a.size * a.size;
     let bytes: u64 = (0..a.levels)
         .map(|l| {

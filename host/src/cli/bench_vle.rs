@@ -243,7 +243,7 @@ pub fn run(a: VleBenchArgs) -> CliResult {
         .map_err(|e| format!("--chunk-symbols: {e}"))?;
     let gpu = match a.backend {
         BackendKind::Cpu => None,
-        kind => Backend::select(kind)?.gpu().cloned(),
+        kind => super::bench::bench_backend(kind)?.gpu().cloned(),
     };
     let n = a.size_mb * 1_000_000;
     let data = generate(a.kind, n, a.seed);

@@ -187,7 +187,7 @@ impl Gpu {
         .map(|dispatch_ns| Timing { dispatch_ns })
     }
 
-    fn record_dispatch(
+    pub(super) fn record_dispatch(
         &self,
         b: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
         pipeline: &Arc<ComputePipeline>,
@@ -250,6 +250,8 @@ impl Gpu {
             None
         };
         let mut b = self.builder()?;
+        // Before the first timestamp: not part of any step's time.
+        self.record_warm_up(&mut b)?;
         if let Some(pool) = &pool {
             // SAFETY: the pool is new and used by this command buffer only.
             unsafe {

@@ -9,6 +9,7 @@ mod buffers;
 mod device;
 mod dispatch;
 mod scan;
+mod warm;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -104,6 +105,8 @@ pub struct Gpu {
     /// Pipelines by shader name and specialization constants.
     pipelines: Mutex<HashMap<PipelineKey, Arc<ComputePipeline>>>,
     info: GpuInfo,
+    /// Benchmarks' clock warm-up ([`Gpu::set_clock_warm_up`]).
+    warm: warm::ClockWarmUp,
     /// Keeps the validation messenger alive while the device is.
     _messenger: Option<DebugUtilsMessenger>,
 }
@@ -146,6 +149,7 @@ impl Gpu {
             pipeline_cache,
             pipelines: Mutex::new(HashMap::new()),
             info,
+            warm: Default::default(),
             _messenger: messenger,
         }))
     }
