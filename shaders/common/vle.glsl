@@ -1,16 +1,18 @@
 // Constants and helpers shared by the VLE shaders (vle_*.comp). The numbers
 // mirror wavelane_core::vle::lanes and wavelane::vle::gpu.
 
-#define VLE_THREAD_SYMBOLS 32u     // symbols per invocation and sub-block (two uvec4 loads)
-#define VLE_MAX_GROUPS 8u          // most sub-blocks per encoder block (lanes::MAX_GROUPS_PER_THREAD)
-#define VLE_MAX_CODE_LEN 24u       // longest codeword
+#define VLE_THREAD_SYMBOLS 32u     // symbols per invocation (two uvec4 loads)
+#define VLE_WORKGROUP 128u         // invocations per encode workgroup
+#define VLE_BLOCK_SYMBOLS 4096u    // VLE_THREAD_SYMBOLS * VLE_WORKGROUP
+#define VLE_BLOCK_WORDS 3073u      // VLE_BLOCK_SYMBOLS * 24 / 32 + 1
+#define VLE_SEGMENT_BLOCKS 32u     // blocks per inter-block scan segment
 
 // Control buffer layout (u32 words), zeroed before every encode.
-#define VLE_CTRL_TICKET 0u         // next block to take
+#define VLE_CTRL_TICKET 0u         // next block-input to take
 #define VLE_CTRL_ERROR 1u          // error bits, below
 #define VLE_CTRL_TOTAL_LO 2u       // stream length in bits (incl. base bit), low word
 #define VLE_CTRL_TOTAL_HI 3u       // ... high word
-#define VLE_CTRL_WORDS 4u
+#define VLE_CTRL_PREFIX 8u         // 32-bit scan: 2 words per segment from here
 
 // Error bits reported in VLE_CTRL_ERROR (and by the decoder).
 #define VLE_ERR_NO_CODE 1u         // a symbol without codeword

@@ -6,10 +6,9 @@ use rand::{Rng, RngCore};
 use wavelane::backend::Backend;
 use wavelane::vle::sample::{generate, SampleKind};
 use wavelane::vle::{
-    compress, cpu, decode, decompress, EncoderConfig, GpuVle, PollKind, ScanKind, VleCodecError,
-    VleFile, VleOptions,
+    compress, cpu, decode, decompress, GpuVle, ScanKind, VleCodecError, VleFile, VleOptions,
 };
-use wavelane_core::vle::{self as core_vle, lanes::Geometry, CodeTable};
+use wavelane_core::vle::{self as core_vle, CodeTable};
 use wavelane_tests::{for_random_cases, gpu, TestRng};
 
 /// Real text: this project's own sources.
@@ -223,7 +222,7 @@ fn gpu_histogram_and_encode_equal_cpu() {
         let mut binary = real_binary();
         binary.truncate(600_000);
         inputs.push(("real binary 600k".into(), binary));
-        // About 1M symbols: 62 blocks of the default geometry.
+        // About 1M symbols: 245 blocks, 8 scan segments.
         inputs.push((
             "text 1M".into(),
             generate(SampleKind::Text, 1_000_000, rng.next_u64()),
@@ -246,129 +245,19 @@ fn gpu_histogram_and_encode_equal_cpu() {
                 let label = format!("{name}: {scan:?}, {workgroups} workgroups, {opts:?}");
                 assert_eq!(enc.data_bits, bits, "{label}");
                 assert_same(&enc.data, &want, &format!("{label}: GPU vs core"));
-                assert_eq!(
-                    chunk_offsets(&enc.chunk_bits),
-                    index,
-                    "{label}: chunk index"
-                );
+                let offsets: Vec<u64> = enc
+                    .chunk_bits
+                    .iter()
+                    .scan(0u64, |acc, &b| {
+                        let at = *acc;
+                        *acc += b as u64;
+                        Some(at)
+                    })
+                    .collect();
+                assert_eq!(offsets, index, "{label}: chunk index");
             }
         }
     });
-}
-
-/// Chunk positions from the per-chunk bit lengths of an encoding.
-fn chunk_offsets(chunk_bits: &[u32]) -> Vec<u64> {
-    chunk_bits
-        .iter()
-        .scan(0u64, |acc, &b| {
-            let at = *acc;
-            *acc += b as u64;
-            Some(at)
-        })
-        .collect()
-}
-
-/// Encoder configurations the sweep varies: the default, the smallest and
-/// largest blocks, an odd number of sub-blocks, one shared buffer, table
-/// copies and RMW polling.
-fn encoder_configs() -> Vec<EncoderConfig> {
-    let config = |workgroup_size, groups_per_thread, table_copies, buffers, poll| EncoderConfig {
-        geometry: Geometry {
-            workgroup_size,
-            groups_per_thread,
-        },
-        table_copies,
-        buffers,
-        poll,
-    };
-    vec![
-        EncoderConfig::default(),
-        config(32, 1, 1, 2, PollKind::Load),
-        config(64, 3, 8, 2, PollKind::Rmw),
-        config(64, 1, 16, 1, PollKind::Load),
-        config(128, 8, 4, 2, PollKind::Load),
-        config(256, 5, 1, 1, PollKind::Rmw),
-    ]
-}
-
-#[test]
-fn gpu_encoder_configs_equal_core() {
-    let g = gpu();
-    let scans = if g.info().int64_atomics {
-        vec![ScanKind::Atomic64, ScanKind::Atomic32]
-    } else {
-        vec![ScanKind::Atomic32]
-    };
-    for_random_cases("vle gpu encoder configs", 1, |rng| {
-        for config in encoder_configs() {
-            let block = config.geometry.block_symbols();
-            let sub = config.geometry.sub_block_symbols();
-            // Empty, one byte, sizes around sub-block and block edges (odd
-            // sizes leave empty sub-blocks in the last block) and several
-            // blocks of text.
-            let sizes = [
-                0,
-                1,
-                31,
-                33,
-                sub - 1,
-                sub + 1,
-                block,
-                block + 17,
-                3 * block + sub + 5,
-                rng.random_range(1..200_000),
-            ];
-            for n in sizes {
-                let data = generate(SampleKind::Text, n, rng.next_u64());
-                let opts = options(rng);
-                let (table, want, index, bits) = core_encode(&data, &opts);
-                for &scan in &scans {
-                    let workgroups = [1, 3, 0][rng.random_range(0..3)];
-                    let mut v = GpuVle::new(g.clone())
-                        .with_scan(scan)
-                        .unwrap()
-                        .with_config(config)
-                        .unwrap();
-                    if workgroups > 0 {
-                        v = v.with_workgroups(workgroups);
-                    }
-                    let input = v.upload(&data, opts.chunk_symbols).unwrap();
-                    let (enc, _) = v.encode(&input, &table, opts.chunk_symbols).unwrap();
-                    let label = format!(
-                        "{n} bytes: {config:?}, {scan:?}, {workgroups} workgroups, {opts:?}"
-                    );
-                    assert_eq!(enc.data_bits, bits, "{label}");
-                    assert_same(&enc.data, &want, &label);
-                    assert_eq!(
-                        chunk_offsets(&enc.chunk_bits),
-                        index,
-                        "{label}: chunk index"
-                    );
-                }
-            }
-        }
-    });
-}
-
-#[test]
-fn gpu_encoder_rejects_bad_configs() {
-    let g = gpu();
-    let mut too_big = EncoderConfig::default();
-    too_big.geometry.workgroup_size = 1024; // two 98 KB sub-block buffers
-    let not_pow2 = EncoderConfig {
-        table_copies: 3,
-        ..Default::default()
-    };
-    let buffers = EncoderConfig {
-        buffers: 3,
-        ..Default::default()
-    };
-    let mut groups = EncoderConfig::default();
-    groups.geometry.groups_per_thread = 9;
-    for bad in [too_big, not_pow2, buffers, groups] {
-        let err = GpuVle::new(g.clone()).with_config(bad).unwrap_err();
-        assert!(matches!(err, VleCodecError::GpuEncode(_)), "{bad:?}: {err}");
-    }
 }
 
 #[test]
@@ -387,12 +276,7 @@ fn gpu_multi_batch_equals_cpu() {
             chunk_symbols: 32 * rng.random_range(1..40),
         };
         let (table, want, _, _) = core_encode(&data, &opts);
-        // The default and a small geometry (several blocks per batch).
-        let config = encoder_configs()[rng.random_range(0..2)];
-        let v = GpuVle::new(g.clone())
-            .with_config(config)
-            .unwrap()
-            .with_buffer_limit(rng.random_range(8_000..40_000));
+        let v = GpuVle::new(g.clone()).with_buffer_limit(rng.random_range(8_000..40_000));
         let input = v.upload(&data, opts.chunk_symbols).unwrap();
         let (enc, _) = v.encode(&input, &table, opts.chunk_symbols).unwrap();
         assert_same(&enc.data, &want, &format!("{opts:?}"));

@@ -10,7 +10,7 @@
 //! | table serialization | [`table`] | [`CodeTable::serialize`] / [`CodeTable::deserialize`]: a presence bitmap and packed lengths |
 //! | encoding | [`encode`] | [`encode`]: MSB-first packed bits, cut into chunks of a fixed symbol count, with a chunk index of bit offsets |
 //! | decoding | [`decode`] | [`DecodeTable`] (multi-bit lookup) and [`decode_chunk`], chunk by chunk |
-//! | GPU model | [`lanes`], [`lookback`] | the lane-parallel form the shaders run: per-invocation codeword assembly and block scans; the inter-block scan with decoupled look-back |
+//! | GPU model | [`lanes`], [`lookback`] | the lane-parallel form the shaders run: per-invocation codeword assembly and block scans; the GVLE inter-block scan with decoupled look-back |
 //!
 //! Chunks are concatenated without padding: chunk `c` holds symbols
 //! `c * chunk_symbols ..` and starts at bit `index[c]` of the stream. Each
@@ -117,13 +117,6 @@ pub enum VleError {
     },
     /// The decode lookup table size is not a power of two in `2..=65536`.
     BadLookupSize(usize),
-    /// An encoder geometry outside the ranges of [`lanes::Geometry::check`].
-    BadGeometry {
-        /// Invocations per workgroup.
-        workgroup_size: usize,
-        /// Sub-blocks per block.
-        groups_per_thread: usize,
-    },
     /// A bit I/O error (table serialization).
     Bits(BitError),
 }
@@ -171,14 +164,6 @@ impl core::fmt::Display for VleError {
             VleError::BadLookupSize(n) => {
                 write!(f, "lookup table size {n} is not a power of two in 2..=65536")
             }
-            VleError::BadGeometry {
-                workgroup_size,
-                groups_per_thread,
-            } => write!(
-                f,
-                "encoder geometry {workgroup_size} invocations x {groups_per_thread} groups: \
-                 the workgroup size must be a power of two in 32..=1024, the groups 1..=8"
-            ),
             VleError::Bits(e) => write!(f, "bit I/O: {e}"),
         }
     }

@@ -12,14 +12,6 @@
 //! like: an encoder that reads its input once and writes less than it reads
 //! could in principle exceed 1. Every run checks its output: the GPU stream
 //! must equal the CPU stream and both decoders must give the input back.
-//!
-//! The encoder knobs (`--workgroup-size`, `--groups-per-thread`,
-//! `--table-copies`, `--buffers`, `--poll`, `--workgroups`) take
-//! comma-separated lists: every combination is a variant, timed in this one
-//! process on the same input (`gpu_variants` in the JSON, `--rounds` times
-//! over, each with every repeat's time), so a sweep needs no rebuild and
-//! generates its input once. The full set of measurements (`results`:
-//! wall times, decoder) is taken with the first variant.
 
 use std::time::Instant;
 
@@ -31,10 +23,7 @@ use wavelane_core::vle::CodeTable;
 use super::CliResult;
 use crate::backend::{Backend, BackendKind};
 use crate::vle::sample::{generate, SampleKind};
-use crate::vle::{
-    cpu, EncoderConfig, GpuVle, PollKind, VleFile, VleOptions, DEFAULT_CHUNK_SYMBOLS,
-};
-use wavelane_core::vle::lanes::Geometry;
+use crate::vle::{cpu, GpuVle, VleFile, VleOptions, DEFAULT_CHUNK_SYMBOLS};
 
 /// Arguments of `wavelane bench vle`.
 #[derive(Debug, Args)]
@@ -56,30 +45,10 @@ pub struct VleBenchArgs {
     /// Symbols per chunk (a positive multiple of 32).
     #[arg(long, default_value_t = DEFAULT_CHUNK_SYMBOLS)]
     chunk_symbols: usize,
-    /// Persistent encode workgroups on the GPU, a list (default: the
-    /// device's, see `GpuVle::with_workgroups`).
-    #[arg(long, value_delimiter = ',')]
-    workgroups: Vec<u32>,
-    /// Encoder workgroup size(s): powers of two, 32..=1024, multiples of
-    /// the subgroup size, within the device's shared memory.
-    #[arg(long, value_delimiter = ',', default_values_t = [Geometry::default().workgroup_size])]
-    workgroup_size: Vec<usize>,
-    /// Encoder sub-blocks per block, i.e. 32-symbol groups per invocation
-    /// and block (1..=8): a block is workgroup size x 32 x this many symbols.
-    #[arg(long, value_delimiter = ',', default_values_t = [Geometry::default().groups_per_thread])]
-    groups_per_thread: Vec<usize>,
-    /// Copies of the code table in the encoder's shared memory (powers of two up to 32).
-    #[arg(long, value_delimiter = ',', default_values_t = [EncoderConfig::default().table_copies])]
-    table_copies: Vec<u32>,
-    /// Shared sub-block buffers of the encoder (1 or 2).
-    #[arg(long, value_delimiter = ',', default_values_t = [EncoderConfig::default().buffers])]
-    buffers: Vec<u32>,
-    /// How the encoder's look-back polls: atomic loads or atomic RMWs.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [EncoderConfig::default().poll])]
-    poll: Vec<PollKind>,
-    /// Times every variant this many times over (in turn), to show drift.
-    #[arg(long, default_value_t = 1)]
-    rounds: usize,
+    /// Persistent encode workgroups on the GPU (default: the device's, see
+    /// `GpuVle::with_workgroups`).
+    #[arg(long)]
+    workgroups: Option<u32>,
     /// Use the 32-bit-atomic fallback scan even where 64-bit atomics exist.
     #[arg(long)]
     fallback_scan: bool,
@@ -106,21 +75,6 @@ struct Measurement {
     gb_per_s: f64,
     /// gb_per_s / copy_gb_per_s of the same backend (GPU only).
     fraction_of_copy: Option<f64>,
-    /// Every timed repeat, in order.
-    times_ms: Vec<f64>,
-}
-
-/// One encoder variant of one round.
-#[derive(Debug, Serialize)]
-struct Variant {
-    round: usize,
-    config: EncoderConfig,
-    /// Persistent workgroups (None: the device default).
-    workgroups: Option<u32>,
-    /// The encoder kernel and the encoder with histogram and clears; empty on error.
-    results: Vec<Measurement>,
-    /// Why the variant did not run (e.g. too much shared memory for the device).
-    error: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -136,73 +90,13 @@ struct Report {
     gpu_copy_gb_per_s: Option<f64>,
     gpu_scan: Option<crate::vle::ScanKind>,
     gpu_encode_workgroups: Option<u32>,
-    /// The encoder configuration of `results`.
-    gpu_encoder: Option<EncoderConfig>,
     results: Vec<Measurement>,
-    /// Every encoder variant (see the module docs).
-    gpu_variants: Vec<Variant>,
 }
 
 /// (best, median) of a list of nanosecond timings.
-fn stats(ns: &[f64]) -> (f64, f64) {
-    let mut ns = ns.to_vec();
+fn stats(mut ns: Vec<f64>) -> (f64, f64) {
     ns.sort_by(f64::total_cmp);
     (ns[0], ns[ns.len() / 2])
-}
-
-/// A measurement of `n` input bytes from nanosecond timings.
-fn measurement(
-    n: usize,
-    backend: &'static str,
-    op: &'static str,
-    ns: Vec<f64>,
-    copy: Option<f64>,
-) -> Measurement {
-    let (best, median) = stats(&ns);
-    let gbs = n as f64 / best;
-    Measurement {
-        backend,
-        op,
-        best_ms: best / 1e6,
-        median_ms: median / 1e6,
-        gb_per_s: gbs,
-        fraction_of_copy: copy.map(|c| gbs / c),
-        times_ms: ns.iter().map(|t| t / 1e6).collect(),
-    }
-}
-
-/// Every combination of the encoder knobs, in argument order.
-fn variants(a: &VleBenchArgs) -> Vec<(EncoderConfig, Option<u32>)> {
-    let workgroups: Vec<Option<u32>> = if a.workgroups.is_empty() {
-        vec![None]
-    } else {
-        a.workgroups.iter().map(|&w| Some(w)).collect()
-    };
-    let mut out = Vec::new();
-    for &workgroup_size in &a.workgroup_size {
-        for &groups_per_thread in &a.groups_per_thread {
-            for &table_copies in &a.table_copies {
-                for &buffers in &a.buffers {
-                    for &poll in &a.poll {
-                        for &w in &workgroups {
-                            let geometry = Geometry {
-                                workgroup_size,
-                                groups_per_thread,
-                            };
-                            let config = EncoderConfig {
-                                geometry,
-                                table_copies,
-                                buffers,
-                                poll,
-                            };
-                            out.push((config, w));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    out
 }
 
 /// Runs `f` once to warm up, then `repeats` times; returns its timings (ns)
@@ -231,10 +125,9 @@ fn wall<T>(f: impl FnOnce() -> T) -> (f64, T) {
 
 /// Runs `wavelane bench vle`.
 pub fn run(a: VleBenchArgs) -> CliResult {
-    if a.size_mb == 0 || a.repeats == 0 || a.rounds == 0 {
-        return Err("--size-mb, --repeats and --rounds must be positive".into());
+    if a.size_mb == 0 || a.repeats == 0 {
+        return Err("--size-mb and --repeats must be positive".into());
     }
-    let variant_list = variants(&a);
     let opts = VleOptions {
         max_len: a.max_len,
         chunk_symbols: a.chunk_symbols,
@@ -247,11 +140,7 @@ pub fn run(a: VleBenchArgs) -> CliResult {
     };
     let n = a.size_mb * 1_000_000;
     let data = generate(a.kind, n, a.seed);
-    let jobs = (2 + if gpu.is_some() {
-        3 + variant_list.len() * a.rounds
-    } else {
-        0
-    }) * a.repeats;
+    let jobs = (2 + if gpu.is_some() { 4 } else { 0 }) * a.repeats;
     let bar = if a.json {
         ProgressBar::hidden()
     } else {
@@ -262,7 +151,16 @@ pub fn run(a: VleBenchArgs) -> CliResult {
     };
     let mut results = Vec::new();
     let mut push = |backend, op, ns: Vec<f64>, copy: Option<f64>| {
-        results.push(measurement(n, backend, op, ns, copy));
+        let (best, median) = stats(ns);
+        let gbs = n as f64 / best;
+        results.push(Measurement {
+            backend,
+            op,
+            best_ms: best / 1e6,
+            median_ms: median / 1e6,
+            gb_per_s: gbs,
+            fraction_of_copy: copy.map(|c| gbs / c),
+        });
     };
 
     // CPU: histogram + code + encode, then decode.
@@ -301,56 +199,19 @@ pub fn run(a: VleBenchArgs) -> CliResult {
 
     let mut copy_gbs = None;
     let mut scan = None;
-    let mut first_config = None;
-    let mut gpu_variants = Vec::new();
     if let Some(g) = &gpu {
-        let mut base = GpuVle::new(g.clone());
-        if a.fallback_scan {
-            base = base.with_scan(crate::vle::ScanKind::Atomic32)?;
+        let mut v = GpuVle::new(g.clone());
+        if let Some(w) = a.workgroups {
+            v = v.with_workgroups(w);
         }
-        let configure = |(config, w): (EncoderConfig, Option<u32>)| {
-            let v = base.clone().with_config(config)?;
-            Ok::<_, crate::vle::VleCodecError>(match w {
-                Some(w) => v.with_workgroups(w),
-                None => v,
-            })
-        };
-        // The full measurements with the first variant.
-        let first = variant_list[0];
-        let v = configure(first)?;
+        if a.fallback_scan {
+            v = v.with_scan(crate::vle::ScanKind::Atomic32)?;
+        }
         let (copy, s) = bench_gpu(
             &v, &data, &opts, &encoded, &file, a.repeats, &bar, &mut push,
         )?;
         copy_gbs = Some(copy);
         scan = Some(s);
-        first_config = Some(first.0);
-        // Then the encoder alone, every variant, round after round.
-        let input = v.upload(&data, opts.chunk_symbols)?;
-        for round in 0..a.rounds {
-            for &(config, workgroups) in &variant_list {
-                bar.set_message(format!("gpu encode {config:?} {workgroups:?}"));
-                let timed_variant = configure((config, workgroups))
-                    .map_err(super::CliError::from)
-                    .and_then(|v| bench_encoder(&v, &input, &opts, &encoded, a.repeats, &bar));
-                let (results, error) = match timed_variant {
-                    Ok((kernel, pipeline)) => (
-                        vec![
-                            measurement(n, "gpu", "encode", kernel, Some(copy)),
-                            measurement(n, "gpu", "encode_pipeline", pipeline, Some(copy)),
-                        ],
-                        None,
-                    ),
-                    Err(e) => (Vec::new(), Some(e.to_string())),
-                };
-                gpu_variants.push(Variant {
-                    round,
-                    config,
-                    workgroups,
-                    results,
-                    error,
-                });
-            }
-        }
     }
     bar.finish_and_clear();
     let report = Report {
@@ -363,10 +224,8 @@ pub fn run(a: VleBenchArgs) -> CliResult {
         gpu: gpu.map(|g| Backend::Gpu(g).describe()),
         gpu_copy_gb_per_s: copy_gbs,
         gpu_scan: scan,
-        gpu_encode_workgroups: a.workgroups.first().copied(),
-        gpu_encoder: first_config,
+        gpu_encode_workgroups: a.workgroups,
         results,
-        gpu_variants,
     };
     print(&report, a.json)
 }
@@ -395,7 +254,18 @@ fn bench_gpu(
 
     bar.set_message("gpu encode");
     let input = v.upload(data, opts.chunk_symbols)?;
-    let (times, pipeline_ns) = bench_encoder(v, &input, opts, cpu_encoded, repeats, bar)?;
+    let mut pipeline_ns = Vec::new();
+    let (times, encoded) = timed(repeats, bar, || {
+        let (hist, hist_ns) = v.histogram(&input)?;
+        let table = CodeTable::from_histogram(&hist, opts.max_len)?;
+        let (enc, t) = v.encode(&input, &table, opts.chunk_symbols)?;
+        pipeline_ns.push(hist_ns + t.clear_ns + t.encode_ns);
+        Ok((t.encode_ns, enc))
+    })?;
+    pipeline_ns.remove(0); // the warm-up
+    if encoded != *cpu_encoded {
+        return Err("the GPU stream differs from the CPU stream".into());
+    }
     push("gpu", "encode", times, Some(copy));
     push("gpu", "encode_pipeline", pipeline_ns, Some(copy));
 
@@ -427,31 +297,6 @@ fn bench_gpu(
     Ok((copy, v.scan()))
 }
 
-/// Times the encoder kernel and the encoder pipeline (histogram, clears,
-/// kernel) on an uploaded input; checks the stream against the CPU's.
-fn bench_encoder(
-    v: &GpuVle,
-    input: &crate::vle::gpu::DeviceInput,
-    opts: &VleOptions,
-    cpu_encoded: &crate::vle::Encoded,
-    repeats: usize,
-    bar: &ProgressBar,
-) -> Result<(Vec<f64>, Vec<f64>), super::CliError> {
-    let mut pipeline_ns = Vec::new();
-    let (times, encoded) = timed(repeats, bar, || {
-        let (hist, hist_ns) = v.histogram(input)?;
-        let table = CodeTable::from_histogram(&hist, opts.max_len)?;
-        let (enc, t) = v.encode(input, &table, opts.chunk_symbols)?;
-        pipeline_ns.push(hist_ns + t.clear_ns + t.encode_ns);
-        Ok((t.encode_ns, enc))
-    })?;
-    pipeline_ns.remove(0); // the warm-up
-    if encoded != *cpu_encoded {
-        return Err("the GPU stream differs from the CPU stream".into());
-    }
-    Ok((times, pipeline_ns))
-}
-
 fn print(r: &Report, json: bool) -> CliResult {
     if json {
         println!("{}", serde_json::to_string_pretty(r)?);
@@ -469,9 +314,6 @@ fn print(r: &Report, json: bool) -> CliResult {
     if let (Some(gpu), Some(copy)) = (&r.gpu, r.gpu_copy_gb_per_s) {
         println!("gpu: {gpu}, scan {:?}, copy {copy:.2} GB/s", r.gpu_scan);
     }
-    if let Some(c) = &r.gpu_encoder {
-        println!("gpu encoder: {c:?}");
-    }
     println!(
         "{:>4} {:>16} {:>10} {:>10} {:>9} {:>8}",
         "", "op", "best ms", "median ms", "GB/s", "of copy"
@@ -487,34 +329,6 @@ fn print(r: &Report, json: bool) -> CliResult {
             m.fraction_of_copy
                 .map_or(String::new(), |f| format!("{:.0}%", 100.0 * f))
         );
-    }
-    if r.gpu_variants.len() > 1 {
-        println!("encoder variants (kernel; round, workgroup size, groups, copies, buffers, poll, workgroups):");
-        for v in &r.gpu_variants {
-            let c = &v.config;
-            let what = match (&v.error, v.results.first()) {
-                (Some(e), _) => format!("error: {e}"),
-                (None, Some(m)) => format!(
-                    "best {:.3} ms, median {:.3} ms, {:.1} GB/s{}",
-                    m.best_ms,
-                    m.median_ms,
-                    m.gb_per_s,
-                    m.fraction_of_copy
-                        .map_or(String::new(), |f| format!(" ({:.0}% of copy)", 100.0 * f))
-                ),
-                (None, None) => String::new(),
-            };
-            println!(
-                "  {} {:>4} {} {:>2} {} {:?} {:?}: {what}",
-                v.round,
-                c.geometry.workgroup_size,
-                c.geometry.groups_per_thread,
-                c.table_copies,
-                c.buffers,
-                c.poll,
-                v.workgroups
-            );
-        }
     }
     Ok(())
 }

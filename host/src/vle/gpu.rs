@@ -1,10 +1,6 @@
-//! VLE on a Vulkan device: histogram (`vle_histogram*.comp`), GVLE-style
-//! encoder (`vle_encode.comp` with 64-bit atomics, `vle_encode32.comp`
-//! without) and a per-chunk decoder (`vle_decode.comp`).
-//!
-//! The encoder's block geometry, table copies, shared buffers and polling
-//! are specialization constants ([`EncoderConfig`]), so one binary can sweep
-//! them (`wavelane bench vle`).
+//! VLE on a Vulkan device: histogram (`vle_histogram*.comp`), GVLE encoder
+//! (`vle_encode.comp` with 64-bit atomics, `vle_encode32.comp` without) and a
+//! per-chunk decoder (`vle_decode.comp`).
 //!
 //! Inputs larger than the device's storage-buffer limit are cut into
 //! batches of whole chunks. A batch's stream starts at bit `base_bit`
@@ -16,15 +12,19 @@
 use std::sync::Arc;
 
 use vulkano::buffer::Subbuffer;
-use wavelane_core::vle::{chunk_count, lanes::Geometry, CodeTable, DecodeTable, SYMBOLS};
+use wavelane_core::vle::{
+    chunk_count, lanes::BLOCK_SYMBOLS, lookback::SEGMENT_BLOCKS, CodeTable, DecodeTable, SYMBOLS,
+};
 
 use super::{Encoded, VleCodecError, VleFile, VleOptions};
 use crate::backend::gpu::{Dispatch, Gpu, Timing};
 use crate::shaders;
 
 /// Persistent encode workgroups at most: 8 workgroups of 128 per SM of an
-/// H100/H200 (132 SMs). Measured with the earlier 4096-symbol blocks
-/// (docs/perf-notes.md, VLE); `--workgroups` sweeps it.
+/// H100/H200 (132 SMs). On an H200 (docs/perf-notes.md, VLE) 528 and 1056
+/// ran 128 MB of text at a stable 215 GB/s in one session, 132, 264 and
+/// 2112 erratically; a later session saw erratic runs with 1056 too, so the
+/// cause of the slow runs is still open.
 pub const MAX_ENCODE_WORKGROUPS: u32 = 1056;
 /// Lookup bits of the GPU decoder (its shared table holds 2^11 entries).
 pub const GPU_LUT_BITS: u32 = 11;
@@ -35,8 +35,7 @@ pub const GPU_LUT_BITS: u32 = 11;
 pub const CPU_DEVICE_LOOP_BUDGET: u32 = 60_000;
 /// How often an encode whose waits ran out of budget is retried (CPU devices).
 const SPIN_RETRIES: usize = 3;
-/// Words of the encoder's control buffer (ticket, error bits, total length).
-const CONTROL_WORDS: u64 = 4;
+const CONTROL_PREFIX: u64 = 8;
 const ERR_NO_CODE: u32 = 1;
 const ERR_SPIN: u32 = 2;
 const ERR_BOUNDS: u32 = 4;
@@ -49,116 +48,6 @@ pub enum ScanKind {
     Atomic64,
     /// The 32-bit-atomic fallback.
     Atomic32,
-}
-
-/// How the encoder polls its predecessors' status during look-back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum PollKind {
-    /// Atomic loads (relaxed, device scope): plain loads served by L2.
-    Load,
-    /// Atomic read-modify-writes of nothing (`atomicAdd(x, 0)`), as before.
-    Rmw,
-}
-
-/// The encoder's specialization constants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EncoderConfig {
-    /// Workgroup size and sub-blocks per block.
-    pub geometry: Geometry,
-    /// Copies of the code table in shared memory (a power of two, 1..=32):
-    /// invocation lane `l` reads copy `l mod copies`, spreading the lookups
-    /// of a subgroup over more banks.
-    pub table_copies: u32,
-    /// Shared sub-block buffers: 2 lets a round pack while the previous one
-    /// is copied out (one barrier less per round), 1 halves the memory.
-    pub buffers: u32,
-    /// Look-back polling.
-    pub poll: PollKind,
-}
-
-impl Default for EncoderConfig {
-    fn default() -> Self {
-        EncoderConfig {
-            geometry: Geometry::default(),
-            table_copies: 1,
-            buffers: 2,
-            poll: PollKind::Load,
-        }
-    }
-}
-
-impl serde::Serialize for EncoderConfig {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("EncoderConfig", 7)?;
-        st.serialize_field("workgroup_size", &self.geometry.workgroup_size)?;
-        st.serialize_field("groups_per_thread", &self.geometry.groups_per_thread)?;
-        st.serialize_field("block_symbols", &self.geometry.block_symbols())?;
-        st.serialize_field("table_copies", &self.table_copies)?;
-        st.serialize_field("buffers", &self.buffers)?;
-        st.serialize_field("poll", &self.poll)?;
-        st.serialize_field("shared_bytes", &self.shared_bytes())?;
-        st.end()
-    }
-}
-
-impl EncoderConfig {
-    /// Shared memory of one encode workgroup in bytes (as the shader declares it).
-    pub fn shared_bytes(&self) -> u64 {
-        let g = &self.geometry;
-        let words = 256 * self.table_copies as u64
-            + self.buffers as u64 * g.sub_block_words() as u64
-            + (g.groups_per_thread * (g.workgroup_size / 4)) as u64
-            + 9 // sub-block offsets
-            + 1 // ticket
-            + 2; // position
-        4 * words
-    }
-
-    /// The specialization constants of `vle_encode*.comp`.
-    fn constants(&self) -> [(u32, u32); 5] {
-        [
-            (0, self.geometry.workgroup_size as u32),
-            (1, self.geometry.groups_per_thread as u32),
-            (2, self.table_copies),
-            (3, self.buffers),
-            (4, (self.poll == PollKind::Rmw) as u32),
-        ]
-    }
-
-    /// Checks the configuration against its ranges and the device.
-    fn check(&self, gpu: &Gpu) -> Result<(), VleCodecError> {
-        let bad = |what: String| Err(VleCodecError::GpuEncode(what));
-        self.geometry
-            .check()
-            .map_err(|e| VleCodecError::GpuEncode(e.to_string()))?;
-        if !self.table_copies.is_power_of_two() || self.table_copies > 32 {
-            return bad(format!(
-                "{} table copies: a power of two up to 32",
-                self.table_copies
-            ));
-        }
-        if !(1..=2).contains(&self.buffers) {
-            return bad(format!("{} sub-block buffers: 1 or 2", self.buffers));
-        }
-        let info = gpu.info();
-        let sg = info.subgroup_size as usize;
-        if sg < 4 || !self.geometry.workgroup_size.is_multiple_of(sg) {
-            return bad(format!(
-                "workgroup size {} with subgroups of {sg}: needs subgroups of at least 4 that divide it",
-                self.geometry.workgroup_size
-            ));
-        }
-        if self.shared_bytes() > info.max_shared_memory as u64 {
-            return bad(format!(
-                "{self:?} needs {} bytes of shared memory; the device has {}",
-                self.shared_bytes(),
-                info.max_shared_memory
-            ));
-        }
-        Ok(())
-    }
 }
 
 /// GPU time per stage, in nanoseconds, summed over batches.
@@ -210,7 +99,6 @@ fn to_words(bytes: &[u8], words: usize) -> Vec<u32> {
 pub struct GpuVle {
     gpu: Arc<Gpu>,
     scan: ScanKind,
-    config: EncoderConfig,
     workgroups: u32,
     loop_budget: u32,
     buffer_limit: u64,
@@ -230,7 +118,6 @@ impl GpuVle {
         GpuVle {
             gpu,
             scan,
-            config: EncoderConfig::default(),
             workgroups: if cpu_device {
                 u32::MAX
             } else {
@@ -254,19 +141,6 @@ impl GpuVle {
         }
         self.scan = scan;
         Ok(self)
-    }
-
-    /// Sets the encoder's specialization constants; an error if the
-    /// configuration is out of range or does not fit the device.
-    pub fn with_config(mut self, config: EncoderConfig) -> Result<Self, VleCodecError> {
-        config.check(&self.gpu)?;
-        self.config = config;
-        Ok(self)
-    }
-
-    /// The encoder configuration in use.
-    pub fn config(&self) -> EncoderConfig {
-        self.config
     }
 
     /// Sets the number of persistent encode workgroups (at least 1; the
@@ -426,24 +300,21 @@ impl GpuVle {
         chunk_symbols: usize,
         base_bit: u32,
     ) -> Result<(Vec<u8>, Vec<u64>, u64, Timing), VleCodecError> {
-        self.config.check(&self.gpu)?;
-        let blocks = n.div_ceil(self.config.geometry.block_symbols()) as u32;
+        let blocks = n.div_ceil(BLOCK_SYMBOLS) as u32;
         let chunks = chunk_count(n, chunk_symbols) as u32;
         let capacity = (n as u64 * max_len as u64 + 31 + 32).div_ceil(32).max(1);
         let out = self.gpu.uninit::<u32>(capacity)?;
-        let control = self.gpu.uninit::<u32>(CONTROL_WORDS)?;
+        let control_words = CONTROL_PREFIX + 2 * (blocks as u64).div_ceil(SEGMENT_BLOCKS as u64);
+        let control = self.gpu.uninit::<u32>(control_words)?;
         let index = self.gpu.uninit::<u32>(2 * chunks as u64)?;
-        // Look-back status (wavelane_core::vle::lookback): one u64 per block,
-        // or one aggregate word and two prefix words per block.
-        let cell_elems = (blocks as u64).max(1);
         let (shader, cells, cell_words) = match self.scan {
             ScanKind::Atomic64 => {
-                let c = self.gpu.uninit::<u64>(cell_elems)?;
-                (&shaders::VLE_ENCODE, c.into_bytes(), 2 * cell_elems)
+                let c = self.gpu.uninit::<u64>(blocks as u64)?;
+                (&shaders::VLE_ENCODE, c.into_bytes(), 2 * blocks as u64)
             }
             ScanKind::Atomic32 => {
-                let c = self.gpu.uninit::<u32>(3 * cell_elems)?;
-                (&shaders::VLE_ENCODE32, c.into_bytes(), 3 * cell_elems)
+                let c = self.gpu.uninit::<u32>(blocks as u64)?;
+                (&shaders::VLE_ENCODE32, c.into_bytes(), blocks as u64)
             }
         };
         let cells = cells.reinterpret::<[u32]>();
@@ -455,7 +326,6 @@ impl GpuVle {
         };
         let groups = blocks.clamp(1, self.workgroups);
         let enc = Dispatch::new(shader, [groups, 1, 1])
-            .specialize(&self.config.constants())
             .buffer(words)
             .buffer(codes)
             .buffer(&out)
@@ -469,6 +339,7 @@ impl GpuVle {
                 base_bit,
                 capacity as u32,
                 chunks,
+                control_words as u32,
                 self.loop_budget,
             ]);
         let mut attempt = 0;
@@ -476,7 +347,7 @@ impl GpuVle {
             let timing = self.gpu.run(&[
                 clear(&out, capacity),
                 clear(&cells, cell_words),
-                clear(&control, CONTROL_WORDS),
+                clear(&control, control_words),
                 enc.clone(),
             ])?;
             let ctrl = self.gpu.download(&control.clone().slice(0..4))?;

@@ -127,23 +127,56 @@ pub fn vle_lanes_diff(data: &[u8]) {
         .expect("sequential encode");
     assert_eq!(end, bits);
 
-    // The shader's default geometry and a small odd one (more blocks and
-    // sub-blocks on short inputs), with look-back windows of a lavapipe and
-    // an NVIDIA subgroup.
-    let small = lanes::Geometry {
-        workgroup_size: 32,
-        groups_per_thread: 3,
-    };
-    for (geometry, window) in [(lanes::Geometry::default(), 32), (small, 4)] {
-        lanes_equal_sequential(
-            &payload,
-            &table,
-            chunk,
-            geometry,
-            window,
-            bits,
-            &want,
-            &want_index,
+    let blocks = payload.len().div_ceil(lanes::BLOCK_SYMBOLS);
+    // Scan memory sized exactly as the GPU driver sizes it (one cell per
+    // block, two prefix words per segment): an index past it panics here.
+    let segments = blocks.div_ceil(core_vle::lookback::SEGMENT_BLOCKS);
+    let cells = blocks;
+    let mut shared = vec![0u32; lanes::BLOCK_WORDS];
+    for wide in [true, false] {
+        let mut out = vec![0u32; bits.div_ceil(32) as usize];
+        let mut index = vec![0u64; want_index.len()];
+        let got = if wide {
+            let mut c64 = vec![0u64; cells];
+            lanes::encode_lanes(
+                &payload,
+                &table,
+                chunk,
+                &mut out,
+                &mut index,
+                &mut Cells64(&mut c64),
+                &mut shared,
+            )
+        } else {
+            let mut c32 = vec![0u32; cells];
+            let mut prefix = vec![0u32; 2 * segments];
+            let mut mem = Cells32 {
+                cells: &mut c32,
+                prefix: &mut prefix,
+            };
+            lanes::encode_lanes(
+                &payload,
+                &table,
+                chunk,
+                &mut out,
+                &mut index,
+                &mut mem,
+                &mut shared,
+            )
+        };
+        assert_eq!(got, Ok(bits), "lane encoder length (wide cells: {wide})");
+        let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_be_bytes()).collect();
+        assert!(
+            bytes[..want.len()] == want[..],
+            "lane encoder bits (wide cells: {wide})"
+        );
+        assert!(
+            bytes[want.len()..].iter().all(|&b| b == 0),
+            "lane encoder wrote past the end"
+        );
+        assert_eq!(
+            index, want_index,
+            "lane encoder chunk index (wide cells: {wide})"
         );
     }
 
@@ -160,80 +193,6 @@ pub fn vle_lanes_diff(data: &[u8]) {
         })
         .collect();
     assert_eq!(offsets, want_index, "CPU backend chunk lengths");
-}
-
-/// The lane-parallel encoder with one geometry and look-back window, over
-/// both scan memories, against the sequential encoder's bits and index.
-#[allow(clippy::too_many_arguments)]
-fn lanes_equal_sequential(
-    payload: &[u8],
-    table: &CodeTable,
-    chunk: usize,
-    geometry: lanes::Geometry,
-    window: usize,
-    bits: u64,
-    want: &[u8],
-    want_index: &[u64],
-) {
-    let blocks = payload.len().div_ceil(geometry.block_symbols());
-    // Scan memory sized exactly as the GPU driver sizes it (one status per
-    // block; the 32-bit layout's prefixes two words per block): an index
-    // past it panics here.
-    let mut shared = vec![0u32; geometry.sub_block_words()];
-    for wide in [true, false] {
-        let mut out = vec![0u32; bits.div_ceil(32) as usize];
-        let mut index = vec![0u64; want_index.len()];
-        let got = if wide {
-            let mut c64 = vec![0u64; blocks];
-            lanes::encode_lanes(
-                payload,
-                table,
-                chunk,
-                geometry,
-                window,
-                &mut out,
-                &mut index,
-                &mut Cells64(&mut c64),
-                &mut shared,
-            )
-        } else {
-            let mut aggregates = vec![0u32; blocks];
-            let mut prefixes = vec![0u32; 2 * blocks];
-            let mut mem = Cells32 {
-                aggregates: &mut aggregates,
-                prefixes: &mut prefixes,
-            };
-            lanes::encode_lanes(
-                payload,
-                table,
-                chunk,
-                geometry,
-                window,
-                &mut out,
-                &mut index,
-                &mut mem,
-                &mut shared,
-            )
-        };
-        assert_eq!(
-            got,
-            Ok(bits),
-            "lane encoder length ({geometry:?}, wide cells: {wide})"
-        );
-        let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_be_bytes()).collect();
-        assert!(
-            bytes[..want.len()] == want[..],
-            "lane encoder bits ({geometry:?}, wide cells: {wide})"
-        );
-        assert!(
-            bytes[want.len()..].iter().all(|&b| b == 0),
-            "lane encoder wrote past the end"
-        );
-        assert_eq!(
-            index, want_index,
-            "lane encoder chunk index ({geometry:?}, wide cells: {wide})"
-        );
-    }
 }
 
 /// Seed payloads: text, runs, every byte value, and a skewed source.

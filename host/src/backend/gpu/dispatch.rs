@@ -12,19 +12,17 @@ use vulkano::pipeline::{
     ComputePipeline, Pipeline, PipelineBindPoint, PipelineLayout, PipelineShaderStageCreateInfo,
 };
 use vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
-use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
+use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo};
 use vulkano::sync::PipelineStage;
 
 use super::{error_chain, Gpu, GpuError};
 use crate::shaders::Shader;
 
-/// One compute dispatch: a shader, its specialization constants, its
-/// storage buffers (set 0, bindings 0..n in order), its push constants and
-/// the workgroup counts.
+/// One compute dispatch: a shader, its storage buffers (set 0, bindings
+/// 0..n in order), its push constants and the workgroup counts.
 #[derive(Debug, Clone)]
 pub struct Dispatch {
     shader: &'static Shader,
-    spec: Vec<(u32, u32)>,
     buffers: Vec<Subbuffer<[u8]>>,
     push: Vec<u32>,
     groups: [u32; 3],
@@ -35,18 +33,10 @@ impl Dispatch {
     pub fn new(shader: &'static Shader, groups: [u32; 3]) -> Self {
         Dispatch {
             shader,
-            spec: Vec::new(),
             buffers: Vec::new(),
             push: Vec::new(),
             groups,
         }
-    }
-
-    /// Sets the shader's `u32` specialization constants as (constant id,
-    /// value) pairs; each distinct set is its own pipeline (cached).
-    pub fn specialize(mut self, constants: &[(u32, u32)]) -> Self {
-        self.spec = constants.to_vec();
-        self
     }
 
     /// Binds the next storage buffer (binding = number of buffers bound so far).
@@ -92,19 +82,8 @@ macro_rules! push_fixed {
 impl Gpu {
     /// The compute pipeline of `shader`, created on first use and cached.
     pub fn pipeline(&self, shader: &'static Shader) -> Result<Arc<ComputePipeline>, GpuError> {
-        self.specialized_pipeline(shader, &[])
-    }
-
-    /// The compute pipeline of `shader` with `u32` specialization constants
-    /// (constant id, value), created on first use and cached.
-    pub fn specialized_pipeline(
-        &self,
-        shader: &'static Shader,
-        spec: &[(u32, u32)],
-    ) -> Result<Arc<ComputePipeline>, GpuError> {
         let mut cache = self.pipelines.lock().expect("pipeline cache poisoned");
-        let key = (shader.name, spec.to_vec());
-        if let Some(p) = cache.get(&key) {
+        if let Some(p) = cache.get(shader.name) {
             return Ok(p.clone());
         }
         let err = |detail: String| GpuError::Pipeline {
@@ -119,13 +98,7 @@ impl Gpu {
         let module =
             unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(&words)) }
                 .map_err(|e| err(error_chain(&e)))?;
-        let constants = spec
-            .iter()
-            .map(|&(id, v)| (id, SpecializationConstant::U32(v)))
-            .collect();
         let entry = module
-            .specialize(constants)
-            .map_err(|e| err(error_chain(&*e)))?
             .entry_point("main")
             .ok_or_else(|| err("no `main` entry point".into()))?;
         let stage = PipelineShaderStageCreateInfo::new(entry);
@@ -140,7 +113,7 @@ impl Gpu {
             ComputePipelineCreateInfo::stage_layout(stage, layout),
         )
         .map_err(|e| err(error_chain(&e)))?;
-        cache.insert(key, pipeline.clone());
+        cache.insert(shader.name, pipeline.clone());
         Ok(pipeline)
     }
 
@@ -158,7 +131,7 @@ impl Gpu {
         }
         let mut pipelines = Vec::with_capacity(dispatches.len());
         for d in dispatches {
-            pipelines.push(self.specialized_pipeline(d.shader, &d.spec)?);
+            pipelines.push(self.pipeline(d.shader)?);
         }
         let mut index = 0;
         let mut record = |b: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,

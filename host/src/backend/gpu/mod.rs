@@ -91,9 +91,6 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     text
 }
 
-/// A compute pipeline's cache key: shader name and `u32` specialization constants.
-type PipelineKey = (&'static str, Vec<(u32, u32)>);
-
 /// A Vulkan device ready for wavelane's compute shaders.
 pub struct Gpu {
     device: Arc<Device>,
@@ -102,8 +99,7 @@ pub struct Gpu {
     command_buffers: Arc<StandardCommandBufferAllocator>,
     descriptor_sets: Arc<StandardDescriptorSetAllocator>,
     pipeline_cache: Arc<PipelineCache>,
-    /// Pipelines by shader name and specialization constants.
-    pipelines: Mutex<HashMap<PipelineKey, Arc<ComputePipeline>>>,
+    pipelines: Mutex<HashMap<&'static str, Arc<ComputePipeline>>>,
     info: GpuInfo,
     /// Benchmarks' clock warm-up ([`Gpu::set_clock_warm_up`]).
     warm: warm::ClockWarmUp,
