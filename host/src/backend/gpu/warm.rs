@@ -72,6 +72,15 @@ impl Gpu {
         Ok(iterations)
     }
 
+    /// Runs `f` with the clock warm-up off, then restores it: for wall-clock
+    /// (end-to-end) timings, which must not include it.
+    pub fn without_clock_warm_up<T>(&self, f: impl FnOnce() -> T) -> T {
+        let saved = self.warm.iterations.swap(0, Ordering::Relaxed);
+        let out = f();
+        self.warm.iterations.store(saved, Ordering::Relaxed);
+        out
+    }
+
     /// Runs the warm-up's busy kernel once with `iterations` loop iterations
     /// per invocation (what [`Gpu::set_clock_warm_up`] calibrates with).
     pub fn busy(&self, iterations: u32) -> Result<super::Timing, GpuError> {
