@@ -35,6 +35,15 @@ impl WaveletArg {
     }
 }
 
+/// The built-in probability tables, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PresetArg {
+    /// Trained on natural images with the codec's own lossless or lossy path.
+    Natural,
+    /// The BPC-PaCo reference implementation's tables (format version 1's only preset).
+    Reference,
+}
+
 /// Arguments of `wavelane encode`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("rate").args(["lossless", "bpp", "psnr"]))]
@@ -58,7 +67,7 @@ pub struct EncodeArgs {
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=16))]
     pub levels: Option<u8>,
     /// BPC-PaCo coding passes per bitplane.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3))]
     pub passes: u8,
     /// Quality layers (each one roughly doubles the rate of the one below).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=32))]
@@ -75,6 +84,14 @@ pub struct EncodeArgs {
     /// Train probability tables on the image and embed them (3-6 KB; for large images).
     #[arg(long)]
     pub train_tables: bool,
+    /// Built-in probability tables to code with.
+    #[arg(long, value_enum, default_value_t = PresetArg::Natural, conflicts_with = "train_tables")]
+    pub preset: PresetArg,
+    /// Move the preset's rows up this many bitplanes (down when negative) instead of
+    /// matching them to the bit depth and step.
+    #[arg(long, value_name = "K", allow_hyphen_values = true,
+          value_parser = clap::value_parser!(i8).range(-14..=14), conflicts_with = "train_tables")]
+    pub table_row_offset: Option<i8>,
     /// Base quantization step in sample units for lossy coding (default 2^(bits-8)).
     #[arg(long)]
     pub qstep: Option<f64>,
@@ -104,11 +121,14 @@ impl EncodeArgs {
             layers: self.layers,
             codeblock_height: self.codeblock_height,
             early_termination: self.early_termination,
-            tables: if self.train_tables {
-                TableChoice::Trained
-            } else {
-                TableChoice::Default
+            tables: match (self.train_tables, self.preset) {
+                (true, _) => TableChoice::Trained,
+                (false, PresetArg::Natural) => TableChoice::Default,
+                (false, PresetArg::Reference) => {
+                    TableChoice::Preset(codec::tables::PRESET_REFERENCE)
+                }
             },
+            table_row_offset: self.table_row_offset,
             base_step: self.qstep,
             ..EncodeOptions::default()
         }

@@ -32,6 +32,10 @@ pub fn run(args: InfoArgs) -> CliResult {
         .collect();
     let h = &c.header;
     let tables = h.tables.name();
+    let tables_text = match h.tables.row_offset() {
+        0 => tables.to_string(),
+        k => format!("{tables} (rows moved {k:+})"),
+    };
     let non_empty = c.index.tops.iter().filter(|t| t.is_some()).count();
     let codewords: u64 = c.index.counts.iter().map(|&n| n as u64).sum();
     let pixels = h.width as f64 * h.height as f64;
@@ -57,7 +61,7 @@ pub fn run(args: InfoArgs) -> CliResult {
             "width": h.width, "height": h.height, "components": h.components, "bit_depth": h.bit_depth,
             "signed": h.signed, "colour_transform": h.colour, "wavelet": wavelet_name(h.wavelet),
             "levels": h.levels, "codeblock_height": h.codeblock_height, "passes": h.mode().passes(),
-            "tables": tables, "fraction_bits": h.fraction_bits, "layers": h.layers,
+            "tables": tables, "table_row_offset": h.tables.row_offset(), "fraction_bits": h.fraction_bits, "layers": h.layers,
             "block_shifts": h.block_shifts, "header_bytes": c.header_len,
             "steps": h.steps.iter().map(|l| l.iter().map(|s| s.value()).collect::<Vec<_>>()).collect::<Vec<_>>(),
             "codeblocks": c.blocks.len(), "non_empty_codeblocks": non_empty, "codewords": codewords,
@@ -89,7 +93,7 @@ pub fn run(args: InfoArgs) -> CliResult {
         h.levels,
         h.codeblock_height,
         h.mode().passes(),
-        tables,
+        tables_text,
         h.fraction_bits
     );
     println!(

@@ -8,6 +8,9 @@ use wavelane_core::dwt::{max_levels, Wavelet};
 
 use super::format::*;
 
+const PRESET_RULE: &str = "preset id 0, 3 or 4, or 255 (embedded)";
+const ROW_OFFSET_RULE: &str = "-14..=14 as a signed byte";
+
 /// A quantization step in the header's 16-bit float form: 5 bits of
 /// exponent `e` above 11 bits of mantissa `m`. Its exact value is the Q16
 /// integer [`QuantStep::q16`] = `((2048 + m) << e) >> 11`, so the step is
@@ -47,27 +50,59 @@ impl QuantStep {
 /// Which probability tables the codeblocks were coded with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tables {
-    /// A built-in preset (id 0, see [`super::tables`]) of the mode.
-    Preset(u8, Mode),
+    /// A built-in preset (see [`super::tables`]) with its rows moved by
+    /// `row_offset` bitplanes.
+    Preset {
+        /// Preset id.
+        id: u8,
+        /// Bitplanes the preset's rows are moved up (down when negative).
+        row_offset: i8,
+        /// The preset's tables for the mode, rows moved.
+        tables: Box<ProbabilityTables>,
+    },
     /// Tables stored in the header.
     Embedded(Box<ProbabilityTables>),
 }
 
 impl Tables {
+    /// Preset `id` of `mode` with its rows moved by `row_offset`, or `None`
+    /// for an unknown id or an offset beyond
+    /// [`MAX_ROW_OFFSET`](super::tables::MAX_ROW_OFFSET).
+    pub fn preset(id: u8, mode: Mode, row_offset: i8) -> Option<Tables> {
+        let max = super::tables::MAX_ROW_OFFSET;
+        if !(-max..=max).contains(&row_offset) {
+            return None;
+        }
+        let preset = super::tables::preset(id, mode)?;
+        Some(Tables::Preset {
+            id,
+            row_offset,
+            tables: Box::new(preset.with_row_offset(row_offset)),
+        })
+    }
+
     /// The tables themselves.
     pub fn probability_tables(&self) -> &ProbabilityTables {
         match self {
-            Tables::Preset(id, mode) => super::tables::preset(*id, *mode)
-                .unwrap_or_else(|| ProbabilityTables::reference(*mode)),
+            Tables::Preset { tables, .. } => tables,
             Tables::Embedded(t) => t,
         }
     }
 
-    /// `"reference"` (preset 0) or `"embedded"`.
+    /// The preset's name (`"reference"`, `"natural-lossless"`,
+    /// `"natural-lossy"`) or `"embedded"`.
     pub fn name(&self) -> &'static str {
         match self {
-            Tables::Preset(_, _) => "reference",
+            Tables::Preset { id, .. } => super::tables::preset_name(*id),
             Tables::Embedded(_) => "embedded",
+        }
+    }
+
+    /// The header's table row offset (0 for embedded tables).
+    pub fn row_offset(&self) -> i8 {
+        match self {
+            Tables::Preset { row_offset, .. } => *row_offset,
+            Tables::Embedded(_) => 0,
         }
     }
 
@@ -181,12 +216,19 @@ impl Header {
         check_field("fraction_bits", f as u64, f <= MAX_FRACTION_BITS, "0..=8")?;
         let l = self.layers;
         check_field("layers", l as u64, (1..=MAX_LAYERS).contains(&l), "1..=32")?;
-        if let Tables::Preset(id, mode) = self.tables {
+        if let Tables::Preset { id, row_offset, .. } = self.tables {
             check_field(
                 "tables",
                 id as u64,
-                super::tables::preset(id, mode).is_some(),
-                "preset id 0 or 255 (embedded)",
+                super::tables::preset(id, self.mode()).is_some(),
+                PRESET_RULE,
+            )?;
+            let max = super::tables::MAX_ROW_OFFSET;
+            check_field(
+                "table_row_offset",
+                row_offset as u8 as u64,
+                (-max..=max).contains(&row_offset),
+                ROW_OFFSET_RULE,
             )?;
         }
         let lists = self.steps.len();
@@ -236,7 +278,7 @@ impl Header {
         ]);
         out.extend_from_slice(&self.codeblock_height.to_le_bytes());
         let table_code = match self.tables {
-            Tables::Preset(id, _) => id,
+            Tables::Preset { id, .. } => id,
             Tables::Embedded(_) => TABLES_EMBEDDED,
         };
         out.extend_from_slice(&[
@@ -245,7 +287,7 @@ impl Header {
             self.fraction_bits,
             self.layers,
             flags,
-            0,
+            self.tables.row_offset() as u8,
         ]);
         debug_assert_eq!(out.len() - start, FIXED_HEADER_BYTES);
         for list in &self.steps {
@@ -267,7 +309,7 @@ impl Header {
             return Err(FormatError::BadMagic);
         }
         let version = r.u16()?;
-        if version != VERSION {
+        if !(OLDEST_READABLE_VERSION..=VERSION).contains(&version) {
             return Err(FormatError::UnsupportedVersion(version));
         }
         let header_length = r.u32()?;
@@ -275,7 +317,7 @@ impl Header {
         let height = r.u32()?;
         let [components, bit_depth, signed, colour, wavelet, levels] = r.array::<6>()?;
         let codeblock_height = r.u16()?;
-        let [passes, table_code, fraction_bits, layers, flags, reserved] = r.array::<6>()?;
+        let [passes, table_code, fraction_bits, layers, flags, last] = r.array::<6>()?;
         check_field("signed", signed as u64, signed <= 1, "0 or 1")?;
         let colour = ColourTransform::from_code(colour).ok_or(FormatError::BadField {
             field: "colour",
@@ -298,15 +340,30 @@ impl Header {
             flags & !KNOWN_FLAGS == 0,
             "unknown flag bits set",
         )?;
-        check_field("reserved", reserved as u64, reserved == 0, "must be 0")?;
-        let ok_tables =
-            super::tables::preset(table_code, mode).is_some() || table_code == TABLES_EMBEDDED;
-        check_field(
-            "tables",
-            table_code as u64,
-            ok_tables,
-            "preset id 0 or 255 (embedded)",
-        )?;
+        let row_offset = if version == 1 {
+            // Version 1 knew preset 0 only, and this byte was reserved.
+            check_field("reserved", last as u64, last == 0, "must be 0")?;
+            let ok = table_code == super::tables::PRESET_REFERENCE || table_code == TABLES_EMBEDDED;
+            let rule = "preset id 0 or 255 (embedded) in version 1";
+            check_field("tables", table_code as u64, ok, rule)?;
+            0
+        } else {
+            last as i8
+        };
+        let tables = if table_code == TABLES_EMBEDDED {
+            let rule = "0 with embedded tables";
+            check_field("table_row_offset", last as u64, row_offset == 0, rule)?;
+            None
+        } else {
+            let known = super::tables::preset(table_code, mode).is_some();
+            check_field("tables", table_code as u64, known, PRESET_RULE)?;
+            let bad_offset = FormatError::BadField {
+                field: "table_row_offset",
+                value: last as u64,
+                rule: ROW_OFFSET_RULE,
+            };
+            Some(Tables::preset(table_code, mode, row_offset).ok_or(bad_offset)?)
+        };
         // Validate the sizes before allocating anything that depends on them.
         let mut header = Header {
             width,
@@ -318,8 +375,9 @@ impl Header {
             wavelet,
             levels,
             codeblock_height,
-            // A placeholder until embedded tables are read below.
-            tables: Tables::Preset(super::tables::PRESET_REFERENCE, mode),
+            // Uniform tables stand in until embedded tables are read below.
+            tables: tables
+                .unwrap_or_else(|| Tables::Embedded(Box::new(ProbabilityTables::uniform(mode)))),
             fraction_bits,
             layers,
             block_shifts: flags & FLAG_BLOCK_SHIFTS != 0,
