@@ -12,7 +12,7 @@ use wavelane::codec::tables::{PRESET_NATURAL_LOSSLESS, PRESET_NATURAL_LOSSY, PRE
 use wavelane::codec::{
     self, CodecError, DecodeOptions, EncodeOptions, FormatError, Image, TableChoice,
 };
-use wavelane_core::bpc::ProbabilityTables;
+use wavelane_core::bpc::{Mode, ProbabilityTables};
 
 /// Offset of the version field and of the table row offset byte.
 const VERSION_AT: usize = 8;
@@ -29,12 +29,18 @@ fn header_of(bytes: &[u8]) -> wavelane::codec::header::Header {
         .header
 }
 
-/// `(preset id, row offset)` of a file's tables.
+/// `(preset id, row offset)` of a file's tables (plain or adjusted).
 fn preset_of(bytes: &[u8]) -> (u8, i8) {
-    match header_of(bytes).tables {
-        Tables::Preset { id, row_offset, .. } => (id, row_offset),
-        Tables::Embedded(_) => panic!("embedded tables"),
-    }
+    let tables = header_of(bytes).tables;
+    (tables.base_preset().expect("a preset"), tables.row_offset())
+}
+
+fn natural(lossless: bool) -> TableChoice {
+    TableChoice::Preset(if lossless {
+        PRESET_NATURAL_LOSSLESS
+    } else {
+        PRESET_NATURAL_LOSSY
+    })
 }
 
 /// A 64x48 crop of the demo photograph.
@@ -98,7 +104,10 @@ fn natural_presets_are_the_defaults_and_round_trip() {
                 ..EncodeOptions::lossless()
             };
             let bytes = encode(&image, &lossless);
-            assert_eq!(preset_of(&bytes), (PRESET_NATURAL_LOSSLESS, 0));
+            // Fitted: the row offset may move by one from the bit depth's.
+            let (id, offset) = preset_of(&bytes);
+            assert_eq!(id, PRESET_NATURAL_LOSSLESS);
+            assert!(offset.abs() <= 1);
             assert_eq!(bytes[VERSION_AT], 2);
             assert_eq!(decode(&bytes).unwrap(), image);
             let lossy = EncodeOptions {
@@ -137,7 +146,11 @@ fn row_offsets_follow_bit_depth_and_step_and_round_trip() {
     let gray = photo(1);
     for (bits, offset) in [(1, -7), (4, -4), (8, 0), (12, 4), (16, 8)] {
         let image = at_depth(&gray, bits);
-        let bytes = encode(&image, &EncodeOptions::lossless());
+        let plain = EncodeOptions {
+            tables: natural(true),
+            ..EncodeOptions::lossless()
+        };
+        let bytes = encode(&image, &plain);
         assert_eq!(
             preset_of(&bytes),
             (PRESET_NATURAL_LOSSLESS, offset),
@@ -166,6 +179,7 @@ fn moved_rows_code_better_than_unmoved_ones() {
     let image = at_depth(&photo(3), 12);
     let size = |offset: Option<i8>| {
         let o = EncodeOptions {
+            tables: natural(true),
             table_row_offset: offset,
             ..EncodeOptions::lossless()
         };
@@ -192,10 +206,14 @@ fn moved_rows_code_better_than_unmoved_ones() {
 #[test]
 fn table_row_offsets_outside_presets_or_range_are_refused() {
     let image = photo(1);
+    let custom = TableChoice::Custom(Box::new(
+        ProbabilityTables::natural_lossless(Mode::ThreePass).clone(),
+    ));
     for (tables, offset) in [
         (TableChoice::Default, 15),
         (TableChoice::Default, -15),
-        (TableChoice::Trained, 0),
+        (TableChoice::Trained, 15),
+        (custom, 0),
     ] {
         let o = EncodeOptions {
             tables,
@@ -227,8 +245,10 @@ fn version_1_files_decode() {
             ..EncodeOptions::lossless()
         },
         EncodeOptions {
-            tables: TableChoice::Trained,
-            passes: 3,
+            tables: TableChoice::Custom(Box::new(
+                ProbabilityTables::reference(Mode::TwoPass).with_row_offset(1),
+            )),
+            passes: 2,
             ..EncodeOptions::bpp(3.0)
         },
     ] {
@@ -242,7 +262,12 @@ fn version_1_files_decode() {
 #[test]
 fn header_table_fields_outside_their_version_are_typed_errors() {
     let image = photo(1);
-    let natural = encode(&image, &EncodeOptions::lossless());
+    let plain = EncodeOptions {
+        tables: natural(true),
+        ..EncodeOptions::lossless()
+    };
+    let natural = encode(&image, &plain);
+    assert_eq!(preset_of(&natural), (PRESET_NATURAL_LOSSLESS, 0));
     let bad_field = |bytes: &[u8], want: &str| match decode(bytes) {
         Err(CodecError::Format(FormatError::BadField { field, .. })) => {
             assert_eq!(field, want)
@@ -269,11 +294,13 @@ fn header_table_fields_outside_their_version_are_typed_errors() {
         patch_header(&mut bad, ROW_OFFSET_AT, offset as u8);
         bad_field(&bad, "table_row_offset");
     }
-    let trained = EncodeOptions {
-        tables: TableChoice::Trained,
+    let custom = EncodeOptions {
+        tables: TableChoice::Custom(Box::new(
+            ProbabilityTables::natural_lossy(Mode::ThreePass).clone(),
+        )),
         ..EncodeOptions::lossless()
     };
-    let mut embedded = encode(&image, &trained);
+    let mut embedded = encode(&image, &custom);
     assert!(matches!(header_of(&embedded).tables, Tables::Embedded(_)));
     assert_eq!(decode(&embedded).unwrap(), image);
     patch_header(&mut embedded, ROW_OFFSET_AT, 1);
@@ -298,7 +325,6 @@ fn header_table_fields_outside_their_version_are_typed_errors() {
 /// The compiled presets the header names are the ones core exports.
 #[test]
 fn preset_ids_name_the_compiled_tables() {
-    use wavelane_core::bpc::Mode;
     for mode in [Mode::TwoPass, Mode::ThreePass] {
         let t = |id, offset| Tables::preset(id, mode, offset).unwrap();
         assert_eq!(
@@ -315,5 +341,109 @@ fn preset_ids_name_the_compiled_tables() {
         );
         assert!(Tables::preset(PRESET_REFERENCE, mode, 15).is_none());
         assert!(Tables::preset(7, mode, 0).is_none());
+    }
+}
+
+/// A 192x160 crop of the demo photograph (enough codeblocks for fitted
+/// tables to pay).
+fn large_photo() -> Image {
+    let full = demo_image();
+    let (w, h) = (192, 160);
+    let planes = full
+        .planes
+        .iter()
+        .map(|p| {
+            (0..h)
+                .flat_map(|y| p[(y + 100) * full.width + 100..][..w].to_vec())
+                .collect()
+        })
+        .collect();
+    Image {
+        width: w,
+        height: h,
+        planes,
+        ..full
+    }
+}
+
+/// Lossless by default fits the preset to a sample of the blocks, listing
+/// changes in the header; fitting on every block does at least as well,
+/// and both beat the plain preset. Lossy targets keep the plain preset.
+#[test]
+fn fitted_tables_pay_on_lossless_photographs_and_round_trip() {
+    let image = large_photo();
+    let with = |tables: TableChoice| {
+        let o = EncodeOptions {
+            tables,
+            ..EncodeOptions::lossless()
+        };
+        let bytes = encode(&image, &o);
+        assert_eq!(decode(&bytes).unwrap(), image);
+        bytes
+    };
+    let plain = with(natural(true));
+    let auto = with(TableChoice::Default);
+    let trained = with(TableChoice::Trained);
+    for bytes in [&auto, &trained] {
+        let h = header_of(bytes);
+        assert_eq!(h.tables.name(), "adjusted");
+        assert_eq!(h.tables.base_preset(), Some(PRESET_NATURAL_LOSSLESS));
+        assert!(bytes[TABLES_AT] == 254);
+    }
+    assert!(
+        auto.len() < plain.len(),
+        "{} vs {}",
+        auto.len(),
+        plain.len()
+    );
+    assert!(
+        trained.len() <= auto.len(),
+        "{} vs {}",
+        trained.len(),
+        auto.len()
+    );
+    let lossy = encode(&image, &EncodeOptions::bpp(1.0));
+    assert_eq!(header_of(&lossy).tables.name(), "natural-lossy");
+}
+
+/// Adjusted tables are a version 2 structure: a version 1 header cannot
+/// name them, their base must be a preset, and a damaged change list is a
+/// typed error.
+#[test]
+fn adjusted_tables_are_validated() {
+    let image = large_photo();
+    let trained = EncodeOptions {
+        tables: TableChoice::Trained,
+        ..EncodeOptions::lossless()
+    };
+    let good = encode(&image, &trained);
+    let steps = 2 * (1 + 3 * 5);
+    let base_at = 36 + steps;
+    assert_eq!(good[base_at], PRESET_NATURAL_LOSSLESS);
+    let bad_field = |bytes: &[u8], want: &str| match decode(bytes) {
+        Err(CodecError::Format(FormatError::BadField { field, .. })) => {
+            assert_eq!(field, want)
+        }
+        other => panic!("expected a bad `{want}`, got {other:?}"),
+    };
+    let mut v1 = good.clone();
+    patch_header(&mut v1, ROW_OFFSET_AT, 0);
+    patch_header(&mut v1, VERSION_AT, 1);
+    bad_field(&v1, "tables");
+    for base in [1, 2, 254, 255] {
+        let mut bad = good.clone();
+        patch_header(&mut bad, base_at, base);
+        bad_field(&bad, "tables");
+    }
+    // Another valid base decodes (to another image).
+    let mut other = good.clone();
+    patch_header(&mut other, base_at, PRESET_REFERENCE);
+    let _ = decode(&other);
+    // Every byte of the change list damaged: errors or images, never a panic.
+    let len = u16::from_le_bytes([good[base_at + 1], good[base_at + 2]]) as usize;
+    for i in base_at + 3..base_at + 3 + len {
+        let mut bad = good.clone();
+        patch_header(&mut bad, i, good[i] ^ 0x24);
+        let _ = decode(&bad);
     }
 }

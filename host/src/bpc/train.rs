@@ -87,6 +87,23 @@ impl Trainer {
             .sum()
     }
 
+    /// `(zeros, total)` symbols counted in one cell (bitplanes 0..=14,
+    /// contexts 0..=8; sign contexts 0..=3, refinement context 0).
+    pub fn counts(
+        &self,
+        group: usize,
+        class: SymbolClass,
+        bitplane: usize,
+        context: usize,
+    ) -> (u64, u64) {
+        self.cells[group][class_index(class)][bitplane][context]
+    }
+
+    /// The coding mode the symbols were counted for.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
     fn merge(mut self, other: Trainer) -> Trainer {
         for (a, b) in self
             .cells
@@ -104,11 +121,23 @@ impl Trainer {
 
     /// Counts the symbols of every codeblock of `batch` (on all cores).
     pub fn add_batch(&mut self, batch: &CodeblockBatch) -> Result<(), BpcError> {
+        self.add_batch_sampled(batch, 1)
+    }
+
+    /// Counts the symbols of every `every`-th codeblock of `batch` (blocks
+    /// 0, `every`, `2 every`, ...; `every` >= 1): statistics at a fraction
+    /// of the cost.
+    pub fn add_batch_sampled(
+        &mut self,
+        batch: &CodeblockBatch,
+        every: usize,
+    ) -> Result<(), BpcError> {
         batch.validate()?;
         let mode = self.mode;
         let uniform = ProbabilityTables::uniform(mode);
         let partial = (0..batch.len())
             .into_par_iter()
+            .filter(|i| i % every.max(1) == 0)
             .try_fold(
                 || {
                     (

@@ -42,16 +42,23 @@ pub enum RateTarget {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum TableChoice {
     /// The built-in natural-image preset of the wavelet's path
-    /// ([`tables::default_preset`]), rows moved to the image's scale.
+    /// ([`tables::default_preset`]), rows moved to the image's scale; for
+    /// lossless targets fitted like [`TableChoice::Trained`], on large
+    /// images on a sample of the codeblocks ([`tables::lossless_fit_sample`]).
+    /// (Lossy targets code only part of the symbols such a fit sees, and it
+    /// did not pay there: docs/benchmarks.md.)
     #[default]
     Default,
     /// A built-in preset by id ([`super::tables`]), rows moved to the
-    /// image's scale ([`tables::row_offset`]).
+    /// image's scale ([`tables::row_offset`]), not fitted.
     Preset(u8),
     /// These tables, embedded in the file.
     Custom(Box<ProbabilityTables>),
-    /// Tables trained on the image itself, embedded in the file (3-6 KB of
-    /// header; pays off on large images).
+    /// The default preset fitted to the symbols of every codeblock: the row
+    /// offset within one of the default that codes them in the fewest bits,
+    /// and the cells worth changing stored as a change list in the header
+    /// ([`super::adapt`]) when that saves more than it costs. Counting the
+    /// symbols is one more coding pass.
     Trained,
 }
 
@@ -271,7 +278,7 @@ fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
     }
     let row_offset = match (o.table_row_offset, &o.tables) {
         (None, _) => tables::row_offset(image.bit_depth, wavelet, base),
-        (Some(_), TableChoice::Custom(_) | TableChoice::Trained) => {
+        (Some(_), TableChoice::Custom(_)) => {
             return opt("a table row offset applies to built-in presets only".into())
         }
         (Some(k), _) if k.unsigned_abs() > tables::MAX_ROW_OFFSET as u8 => {
@@ -378,10 +385,16 @@ fn front(
     let blocks = codeblocks(w, h, comps, levels, header.codeblock_height as usize);
     let (indices, noise) = quantize(&header, &coefficients, &blocks);
     let batch = entropy::batch(&header, &blocks, indices);
-    if options.tables == TableChoice::Trained {
+    let sample = match options.tables {
+        TableChoice::Trained => Some(1),
+        TableChoice::Default if lossless => Some(tables::lossless_fit_sample(image.samples())),
+        _ => None,
+    };
+    if let Some(every) = sample {
         let mut trainer = crate::bpc::train::Trainer::new(header.mode());
-        trainer.add_batch(&batch)?;
-        header.tables = Tables::Embedded(Box::new(trainer.tables()));
+        trainer.add_batch_sampled(&batch, every)?;
+        let scale = sample_scale(&batch, every);
+        header.tables = tables::fitted(&header.tables, &trainer, options.table_row_offset, &scale);
     }
     Ok(Front {
         header,
@@ -393,13 +406,38 @@ fn front(
     })
 }
 
+/// Per table group, the coefficients of all codeblocks over those of the
+/// codeblocks a trainer counting every `every`-th block saw (1 where it
+/// saw none: there are no counts to scale).
+fn sample_scale(batch: &CodeblockBatch, every: usize) -> [f64; wavelane_core::bpc::GROUPS] {
+    let mut all = [0u64; wavelane_core::bpc::GROUPS];
+    let mut counted = [0u64; wavelane_core::bpc::GROUPS];
+    for (i, b) in batch.blocks.iter().enumerate() {
+        let n = (b.width * b.height) as u64;
+        all[b.group] += n;
+        if i % every == 0 {
+            counted[b.group] += n;
+        }
+    }
+    core::array::from_fn(|g| match counted[g] {
+        0 => 1.0,
+        c => all[g] as f64 / c as f64,
+    })
+}
+
 /// The quantization indices of every codeblock of `image` as `options`
 /// would code them (for training probability tables).
 pub(crate) fn codeblock_batch(
     image: &Image,
     options: &EncodeOptions,
 ) -> Result<CodeblockBatch, CodecError> {
-    Ok(front(image, options, &Backend::Cpu, &mut StageTimes::default())?.batch)
+    // The tables do not change the indices; a preset skips fitting them.
+    let options = EncodeOptions {
+        tables: TableChoice::Preset(tables::PRESET_REFERENCE),
+        table_row_offset: None,
+        ..options.clone()
+    };
+    Ok(front(image, &options, &Backend::Cpu, &mut StageTimes::default())?.batch)
 }
 
 /// Encodes `image`.

@@ -121,6 +121,9 @@ pub const fn wavelet_name(w: Wavelet) -> &'static str {
 
 /// Header byte meaning the tables are embedded in the header.
 pub const TABLES_EMBEDDED: u8 = 255;
+/// Header byte meaning a preset with changes listed in the header
+/// (version 2; [`super::adapt`]).
+pub const TABLES_ADJUSTED: u8 = 254;
 
 /// The BPC-PaCo mode of a header byte (the number of passes).
 pub const fn mode_from_code(code: u8) -> Option<Mode> {

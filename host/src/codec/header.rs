@@ -6,9 +6,10 @@
 use wavelane_core::bpc::{GroupTables, Mode, ProbabilityTables, GROUPS, TABLE_BITPLANES};
 use wavelane_core::dwt::{max_levels, Wavelet};
 
+use super::adapt;
 use super::format::*;
 
-const PRESET_RULE: &str = "preset id 0, 3 or 4, or 255 (embedded)";
+const PRESET_RULE: &str = "preset id 0, 3 or 4, 254 (adjusted preset) or 255 (embedded)";
 const ROW_OFFSET_RULE: &str = "-14..=14 as a signed byte";
 
 /// A quantization step in the header's 16-bit float form: 5 bits of
@@ -60,6 +61,16 @@ pub enum Tables {
         /// The preset's tables for the mode, rows moved.
         tables: Box<ProbabilityTables>,
     },
+    /// A preset (rows moved by `row_offset`) with changes listed in the
+    /// header ([`super::adapt`]).
+    Adjusted {
+        /// Id of the preset the changes apply to.
+        base: u8,
+        /// Bitplanes the preset's rows are moved before the changes.
+        row_offset: i8,
+        /// The tables after the changes.
+        tables: Box<ProbabilityTables>,
+    },
     /// Tables stored in the header.
     Embedded(Box<ProbabilityTables>),
 }
@@ -84,24 +95,34 @@ impl Tables {
     /// The tables themselves.
     pub fn probability_tables(&self) -> &ProbabilityTables {
         match self {
-            Tables::Preset { tables, .. } => tables,
+            Tables::Preset { tables, .. } | Tables::Adjusted { tables, .. } => tables,
             Tables::Embedded(t) => t,
         }
     }
 
     /// The preset's name (`"reference"`, `"natural-lossless"`,
-    /// `"natural-lossy"`) or `"embedded"`.
+    /// `"natural-lossy"`), `"adjusted"` or `"embedded"`.
     pub fn name(&self) -> &'static str {
         match self {
             Tables::Preset { id, .. } => super::tables::preset_name(*id),
+            Tables::Adjusted { .. } => "adjusted",
             Tables::Embedded(_) => "embedded",
+        }
+    }
+
+    /// The preset these tables start from (`None` for embedded tables).
+    pub fn base_preset(&self) -> Option<u8> {
+        match self {
+            Tables::Preset { id, .. } => Some(*id),
+            Tables::Adjusted { base, .. } => Some(*base),
+            Tables::Embedded(_) => None,
         }
     }
 
     /// The header's table row offset (0 for embedded tables).
     pub fn row_offset(&self) -> i8 {
         match self {
-            Tables::Preset { row_offset, .. } => *row_offset,
+            Tables::Preset { row_offset, .. } | Tables::Adjusted { row_offset, .. } => *row_offset,
             Tables::Embedded(_) => 0,
         }
     }
@@ -216,7 +237,8 @@ impl Header {
         check_field("fraction_bits", f as u64, f <= MAX_FRACTION_BITS, "0..=8")?;
         let l = self.layers;
         check_field("layers", l as u64, (1..=MAX_LAYERS).contains(&l), "1..=32")?;
-        if let Tables::Preset { id, row_offset, .. } = self.tables {
+        if let Some(id) = self.tables.base_preset() {
+            let row_offset = self.tables.row_offset();
             check_field(
                 "tables",
                 id as u64,
@@ -279,6 +301,7 @@ impl Header {
         out.extend_from_slice(&self.codeblock_height.to_le_bytes());
         let table_code = match self.tables {
             Tables::Preset { id, .. } => id,
+            Tables::Adjusted { .. } => TABLES_ADJUSTED,
             Tables::Embedded(_) => TABLES_EMBEDDED,
         };
         out.extend_from_slice(&[
@@ -295,8 +318,24 @@ impl Header {
                 out.extend_from_slice(&s.0.to_le_bytes());
             }
         }
-        if let Tables::Embedded(t) = &self.tables {
-            write_tables(t, out);
+        match &self.tables {
+            Tables::Embedded(t) => write_tables(t, out),
+            Tables::Adjusted {
+                base,
+                row_offset,
+                tables,
+            } => {
+                let base_tables =
+                    Tables::preset(*base, self.mode(), *row_offset).expect("validated above");
+                let changes = adapt::write_changes(base_tables.probability_tables(), tables);
+                let len = u16::try_from(changes.len()).map_err(|_| {
+                    FormatError::Unrepresentable("a table change list over 64 KB".into())
+                })?;
+                out.push(*base);
+                out.extend_from_slice(&len.to_le_bytes());
+                out.extend_from_slice(&changes);
+            }
+            Tables::Preset { .. } => {}
         }
         Ok(())
     }
@@ -354,6 +393,9 @@ impl Header {
             let rule = "0 with embedded tables";
             check_field("table_row_offset", last as u64, row_offset == 0, rule)?;
             None
+        } else if table_code == TABLES_ADJUSTED && version >= 2 {
+            // The base preset and the changes follow the steps.
+            None
         } else {
             let known = super::tables::preset(table_code, mode).is_some();
             check_field("tables", table_code as u64, known, PRESET_RULE)?;
@@ -396,11 +438,38 @@ impl Header {
                 *s = QuantStep(r.u16()?);
             }
         }
+        if table_code == TABLES_ADJUSTED {
+            header.tables = read_adjusted(&mut r, mode, row_offset, last)?;
+        }
         if table_code == TABLES_EMBEDDED {
             header.tables = Tables::Embedded(Box::new(read_tables(&mut r, mode)?));
         }
         Ok((header, header_length, r.pos))
     }
+}
+
+/// Reads the base preset and change list of adjusted tables.
+fn read_adjusted(
+    r: &mut Cursor<'_>,
+    mode: Mode,
+    row_offset: i8,
+    offset_byte: u8,
+) -> Result<Tables, FormatError> {
+    let [base] = r.array::<1>()?;
+    let known = base != TABLES_ADJUSTED && super::tables::preset(base, mode).is_some();
+    check_field("tables", base as u64, known, PRESET_RULE)?;
+    let base_tables = Tables::preset(base, mode, row_offset).ok_or(FormatError::BadField {
+        field: "table_row_offset",
+        value: offset_byte as u64,
+        rule: ROW_OFFSET_RULE,
+    })?;
+    let len = r.u16()? as usize;
+    let tables = adapt::read_changes(r.take(len)?, base_tables.probability_tables())?;
+    Ok(Tables::Adjusted {
+        base,
+        row_offset,
+        tables: Box::new(tables),
+    })
 }
 
 /// Appends tables in the header's embedded layout (docs/format.md).

@@ -15,10 +15,12 @@
 //! a preset's rows to the scale of the indices actually coded
 //! ([`row_offset`]).
 
-use wavelane_core::bpc::{Mode, ProbabilityTables};
+use wavelane_core::bpc::{Mode, ProbabilityTables, GROUPS};
 use wavelane_core::dwt::Wavelet;
 
-use super::{CodecError, EncodeOptions, Image};
+use super::header::Tables;
+use super::{adapt, CodecError, EncodeOptions, Image};
+use crate::bpc::train::Trainer;
 
 /// Preset id of the reference implementation's tables.
 pub const PRESET_REFERENCE: u8 = 0;
@@ -80,13 +82,72 @@ pub fn row_offset(bit_depth: u8, wavelet: Wavelet, base_step: f64) -> i8 {
     }
 }
 
+/// The codeblocks the default lossless encoder counts symbols on to fit
+/// its preset: one in this many on images of more than
+/// [`FIT_SAMPLE_ABOVE`] samples (a quarter of a coding pass), every one on
+/// smaller images, where a quarter of the blocks is too few to speak for
+/// the rest and a whole pass costs little (docs/benchmarks.md).
+pub const LOSSLESS_FIT_SAMPLE: usize = 4;
+/// Samples (width x height x components) above which the default lossless
+/// encoder counts only one codeblock in [`LOSSLESS_FIT_SAMPLE`].
+pub const FIT_SAMPLE_ABOVE: usize = 1 << 20;
+
+/// One codeblock in how many the default lossless encoder counts on an
+/// image of `samples` samples.
+pub fn lossless_fit_sample(samples: usize) -> usize {
+    if samples > FIT_SAMPLE_ABOVE {
+        LOSSLESS_FIT_SAMPLE
+    } else {
+        1
+    }
+}
+
+/// `current` (a preset chosen by the encoder) fitted to the symbols
+/// `trainer` counted, which stand for `scale[g]` times as many coded ones
+/// in group `g`: the
+/// row offset within one of the current one that codes them in the fewest
+/// bits (unless `fixed_offset`), then the changes of
+/// [`super::adapt::adjust`] if they save more than they cost.
+pub fn fitted(
+    current: &Tables,
+    trainer: &Trainer,
+    fixed_offset: Option<i8>,
+    scale: &[f64; GROUPS],
+) -> Tables {
+    let (Some(id), mode) = (current.base_preset(), current.mode()) else {
+        return current.clone();
+    };
+    let k = current.row_offset();
+    let candidates = match fixed_offset {
+        Some(_) => vec![k],
+        None => vec![k, k.saturating_sub(1), k.saturating_add(1)],
+    };
+    let best = candidates
+        .into_iter()
+        .filter_map(|k| Tables::preset(id, mode, k))
+        .map(|t| (adapt::coded_bits(t.probability_tables(), trainer), t))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, t)| t)
+        .unwrap_or_else(|| current.clone());
+    let adjusted = adapt::adjust(best.probability_tables(), trainer, scale);
+    if adjusted.saved_bits > 0.0 {
+        Tables::Adjusted {
+            base: id,
+            row_offset: best.row_offset(),
+            tables: Box::new(adjusted.tables),
+        }
+    } else {
+        best
+    }
+}
+
 /// Tables trained on `images` coded with `options` (the codec's transform,
 /// quantization and codeblocks; the rate target only picks the lossless or
 /// lossy path).
 pub fn train(images: &[Image], options: &EncodeOptions) -> Result<ProbabilityTables, CodecError> {
     let mode = Mode::from_passes(options.passes)
         .ok_or(CodecError::Options("passes must be 2 or 3".into()))?;
-    let mut trainer = crate::bpc::train::Trainer::new(mode);
+    let mut trainer = Trainer::new(mode);
     for image in images {
         trainer.add_batch(&training_batch(image, options)?)?;
     }
