@@ -124,9 +124,8 @@ impl Trainer {
         self.add_batch_sampled(batch, 1)
     }
 
-    /// Counts the symbols of every `every`-th codeblock of `batch` (blocks
-    /// 0, `every`, `2 every`, ...; `every` >= 1): statistics at a fraction
-    /// of the cost.
+    /// Counts the symbols of about one codeblock in `every` of `batch`
+    /// (those [`sampled`] picks): statistics at a fraction of the cost.
     pub fn add_batch_sampled(
         &mut self,
         batch: &CodeblockBatch,
@@ -137,7 +136,7 @@ impl Trainer {
         let uniform = ProbabilityTables::uniform(mode);
         let partial = (0..batch.len())
             .into_par_iter()
-            .filter(|i| i % every.max(1) == 0)
+            .filter(|&i| sampled(i, every))
             .try_fold(
                 || {
                     (
@@ -204,6 +203,15 @@ impl Trainer {
         }
         ProbabilityTables::new(self.mode, groups).expect("trained values are at most 127")
     }
+}
+
+/// Whether codeblock `i` is among the about one in `every` that
+/// [`Trainer::add_batch_sampled`] counts: a hash of `i`, so that no period
+/// of the block order (components, subbands, columns of blocks) lines up
+/// with the sample. Block 0 is always counted; `every <= 1` counts all.
+pub fn sampled(i: usize, every: usize) -> bool {
+    let hash = (i as u32).wrapping_mul(0x9E37_79B9).rotate_right(16);
+    every <= 1 || hash.is_multiple_of(every as u32)
 }
 
 /// The 7-bit probability that codes `zeros` zeros among `total` symbols in
@@ -422,5 +430,27 @@ mod tests {
         assert_eq!(cheapest_probability(5, 5), 127);
         // An even split codes best at one half.
         assert_eq!(cheapest_probability(1, 2), 64);
+    }
+
+    #[test]
+    fn sampling_counts_about_one_block_in_n_without_periods() {
+        for every in [1, 2, 3, 4, 7] {
+            let picked: Vec<usize> = (0..3000).filter(|&i| sampled(i, every)).collect();
+            let share = picked.len() as f64 / 3000.0;
+            assert!(
+                (share - 1.0 / every as f64).abs() < 0.05,
+                "{every}: {share}"
+            );
+            // Every residue class of the small periods is represented.
+            for period in 2..=6 {
+                for r in 0..period {
+                    assert!(
+                        picked.iter().any(|i| i % period == r),
+                        "{every} {period} {r}"
+                    );
+                }
+            }
+        }
+        assert!(sampled(0, 4));
     }
 }

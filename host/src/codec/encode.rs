@@ -407,15 +407,15 @@ fn front(
 }
 
 /// Per table group, the coefficients of all codeblocks over those of the
-/// codeblocks a trainer counting every `every`-th block saw (1 where it
-/// saw none: there are no counts to scale).
+/// codeblocks a trainer counting one block in `every` saw (1 where it saw
+/// none: there are no counts to scale).
 fn sample_scale(batch: &CodeblockBatch, every: usize) -> [f64; wavelane_core::bpc::GROUPS] {
     let mut all = [0u64; wavelane_core::bpc::GROUPS];
     let mut counted = [0u64; wavelane_core::bpc::GROUPS];
     for (i, b) in batch.blocks.iter().enumerate() {
         let n = (b.width * b.height) as u64;
         all[b.group] += n;
-        if i % every == 0 {
+        if crate::bpc::train::sampled(i, every) {
             counted[b.group] += n;
         }
     }

@@ -82,23 +82,16 @@ pub fn row_offset(bit_depth: u8, wavelet: Wavelet, base_step: f64) -> i8 {
     }
 }
 
-/// The codeblocks the default lossless encoder counts symbols on to fit
-/// its preset: one in this many on images of more than
-/// [`FIT_SAMPLE_ABOVE`] samples (a quarter of a coding pass), every one on
-/// smaller images, where a quarter of the blocks is too few to speak for
-/// the rest and a whole pass costs little (docs/benchmarks.md).
-pub const LOSSLESS_FIT_SAMPLE: usize = 4;
-/// Samples (width x height x components) above which the default lossless
-/// encoder counts only one codeblock in [`LOSSLESS_FIT_SAMPLE`].
-pub const FIT_SAMPLE_ABOVE: usize = 1 << 20;
-
-/// One codeblock in how many the default lossless encoder counts on an
-/// image of `samples` samples.
+/// One codeblock in how many the default lossless encoder counts symbols
+/// on to fit its preset, for an image of `samples` samples (width x height
+/// x components): all up to 2^18 samples, where a fraction of the blocks is
+/// too few to speak for the rest and the extra pass is short; one in 2 up
+/// to 2^21; one in 4 above (docs/benchmarks.md has the sizes and times).
 pub fn lossless_fit_sample(samples: usize) -> usize {
-    if samples > FIT_SAMPLE_ABOVE {
-        LOSSLESS_FIT_SAMPLE
-    } else {
-        1
+    match samples {
+        0..=0x4_0000 => 1,
+        0x4_0001..=0x20_0000 => 2,
+        _ => 4,
     }
 }
 
@@ -224,5 +217,13 @@ mod tests {
         // Extreme steps clamp.
         assert_eq!(row_offset(8, Wavelet::Fixed97, 1e-9), MAX_ROW_OFFSET);
         assert_eq!(row_offset(8, Wavelet::Fixed97, 1e9), -MAX_ROW_OFFSET);
+    }
+
+    #[test]
+    fn fit_samples_shrink_with_the_image() {
+        assert_eq!(lossless_fit_sample(45 * 29 * 3), 1);
+        assert_eq!(lossless_fit_sample(384 * 384), 1);
+        assert_eq!(lossless_fit_sample(384 * 384 * 3), 2);
+        assert_eq!(lossless_fit_sample(1536 * 1536 * 3), 4);
     }
 }
