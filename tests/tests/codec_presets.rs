@@ -256,6 +256,8 @@ fn version_1_files_decode() {
         let mut v1 = v2.clone();
         patch_header(&mut v1, VERSION_AT, 1);
         assert_eq!(decode(&v1).unwrap(), decode(&v2).unwrap());
+        let version = |b: &[u8]| Container::parse(b, ReadOptions::default()).unwrap().version;
+        assert_eq!((version(&v1), version(&v2)), (1, 2));
     }
 }
 

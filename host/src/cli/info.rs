@@ -31,6 +31,7 @@ pub fn run(args: InfoArgs) -> CliResult {
         })
         .collect();
     let h = &c.header;
+    let version = c.version;
     let tables = h.tables.name();
     let tables_text = match h.tables.row_offset() {
         0 => tables.to_string(),
@@ -56,7 +57,7 @@ pub fn run(args: InfoArgs) -> CliResult {
     }
     if args.json {
         let v = serde_json::json!({
-            "file": args.input, "bytes": bytes.len(), "complete": c.is_complete(), "full_bytes": c.full_len,
+            "file": args.input, "format_version": version, "bytes": bytes.len(), "complete": c.is_complete(), "full_bytes": c.full_len,
             "bpp": bytes.len() as f64 * 8.0 / pixels,
             "width": h.width, "height": h.height, "components": h.components, "bit_depth": h.bit_depth,
             "signed": h.signed, "colour_transform": h.colour, "wavelet": wavelet_name(h.wavelet),
@@ -76,7 +77,7 @@ pub fn run(args: InfoArgs) -> CliResult {
     println!(
         "{}: wavelane image, format version {}",
         args.input.display(),
-        crate::codec::format::VERSION
+        version
     );
     println!(
         "  {}x{}, {} component(s), {}-bit {}, colour transform {}",
