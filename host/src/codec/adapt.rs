@@ -86,15 +86,16 @@ fn bits(zeros: u64, total: u64, p: u8) -> f64 {
     -(zeros as f64) * p0.log2() - (total - zeros) as f64 * (1.0 - p0).log2()
 }
 
-/// Ideal code length of every symbol `trainer` counted, coded with `tables`.
-pub fn coded_bits(tables: &ProbabilityTables, trainer: &Trainer) -> f64 {
+/// Ideal code length of every symbol `trainer` counted, coded with
+/// `tables`, group `g`'s counts weighted by `scale[g]` (see [`adjust`]).
+pub fn coded_bits(tables: &ProbabilityTables, trainer: &Trainer, scale: &[f64; GROUPS]) -> f64 {
     let cells = cells(tables.mode());
     let mut sum = 0.0;
     for (g, group) in tables.groups().iter().enumerate() {
         for &c in &cells {
             let (zeros, total) = trainer.counts(g, c.class, c.bitplane, c.context);
             if total > 0 {
-                sum += bits(zeros, total, value(group, c));
+                sum += scale[g] * bits(zeros, total, value(group, c));
             }
         }
     }
@@ -316,8 +317,8 @@ mod tests {
         // The same counts standing for ten times as many symbols pay more.
         let tenfold = adjust(base, &trainer, &[10.0; GROUPS]);
         assert!(tenfold.saved_bits > 9.0 * adjusted.saved_bits);
-        let before = coded_bits(base, &trainer);
-        let after = coded_bits(&adjusted.tables, &trainer);
+        let before = coded_bits(base, &trainer, &[1.0; GROUPS]);
+        let after = coded_bits(&adjusted.tables, &trainer, &[1.0; GROUPS]);
         assert!(after + adjusted.saved_bits <= before + 1e-6);
         assert!(adjusted.tables.groups()[1..] == base.groups()[1..]);
         // Nothing counted: nothing changes.

@@ -97,9 +97,8 @@ pub fn lossless_fit_sample(samples: usize) -> usize {
 
 /// `current` (a preset chosen by the encoder) fitted to the symbols
 /// `trainer` counted, which stand for `scale[g]` times as many coded ones
-/// in group `g`: the
-/// row offset within one of the current one that codes them in the fewest
-/// bits (unless `fixed_offset`), then the changes of
+/// in group `g`: the row offset within one of the current one that codes
+/// them in the fewest bits (unless `fixed_offset`), then the changes of
 /// [`super::adapt::adjust`] if they save more than they cost.
 pub fn fitted(
     current: &Tables,
@@ -118,7 +117,7 @@ pub fn fitted(
     let best = candidates
         .into_iter()
         .filter_map(|k| Tables::preset(id, mode, k))
-        .map(|t| (adapt::coded_bits(t.probability_tables(), trainer), t))
+        .map(|t| (adapt::coded_bits(t.probability_tables(), trainer, scale), t))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, t)| t)
         .unwrap_or_else(|| current.clone());
