@@ -294,3 +294,43 @@ fn train_lut_tables_have_the_reference_layout_and_code_losslessly() {
         );
     }
 }
+
+/// `train-lut --codec` trains on the codec's own front end: the tables
+/// equal `codec::tables::train` on the same image, and a 16-bit image is
+/// refused (the presets' rows are for 8-bit samples).
+#[test]
+fn train_lut_codec_path_equals_the_codec_trainer() {
+    use wavelane::codec::{self, EncodeOptions, RateTarget};
+    let dir = scratch_dir("train-codec");
+    let png = dir.join("train.png");
+    training_image(&png);
+    let image = wavelane::image_io::load(&png).unwrap();
+    for (path, target) in [
+        ("lossless", RateTarget::Lossless),
+        ("lossy", RateTarget::AllPasses),
+    ] {
+        let lut = dir.join(format!("{path}.json"));
+        wavelane(&[
+            "train-lut",
+            s(&png),
+            "-o",
+            s(&lut),
+            "--codec",
+            path,
+            "--passes",
+            "3",
+        ]);
+        let cli = lut_json::tables_from_json(&String::from_utf8(read(&lut)).unwrap()).unwrap();
+        let options = EncodeOptions {
+            target,
+            passes: 3,
+            ..EncodeOptions::default()
+        };
+        let library = codec::tables::train(std::slice::from_ref(&image), &options).unwrap();
+        assert_eq!(cli, library, "{path}");
+    }
+    let mut deep = image.clone();
+    deep.bit_depth = 16;
+    let options = EncodeOptions::default();
+    assert!(codec::tables::train(&[deep], &options).is_err());
+}

@@ -254,6 +254,27 @@ fn wl_image_lossy() {
     insta::assert_snapshot!(digest(&encoded.bytes));
 }
 
+/// What version 1 wrote (the old default: 2 passes, reference tables) is,
+/// but for the version field, what version 2 writes with those settings:
+/// this snapshot is `wl_image_lossless`'s from before version 2, so the
+/// version 1 files `tests/tests/codec_presets.rs` decodes are real ones.
+#[test]
+fn wl_image_lossless_version_1() {
+    let opts = EncodeOptions {
+        passes: 2,
+        tables: codec::TableChoice::Preset(codec::tables::PRESET_REFERENCE),
+        ..EncodeOptions::lossless()
+    };
+    let mut bytes = codec::encode(&test_image(), &opts, &Backend::Cpu)
+        .unwrap()
+        .bytes;
+    bytes[8..10].copy_from_slice(&1u16.to_le_bytes());
+    let header_len = u32::from_le_bytes(bytes[10..14].try_into().unwrap()) as usize;
+    let crc = crc32fast::hash(&bytes[..header_len - 4]);
+    bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
+    insta::assert_snapshot!(digest(&bytes));
+}
+
 /// The digest itself is pinned, so a snapshot can be checked by hand.
 #[test]
 fn fnv1a64_known_values() {

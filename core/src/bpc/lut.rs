@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use super::{lut_reference, Mode, GROUPS, TABLE_BITPLANES};
+use super::{lut_natural, lut_reference, Mode, GROUPS, TABLE_BITPLANES};
 
 /// Probability used for bitplanes without a table row (`j >= 15`).
 pub const UNTABLED_PROBABILITY: u8 = 64;
@@ -87,6 +87,73 @@ impl ProbabilityTables {
             Mode::TwoPass => &Self::REFERENCE_TWO_PASS,
             Mode::ThreePass => &Self::REFERENCE_THREE_PASS,
         }
+    }
+
+    /// Natural-image tables for the image codec's lossless path (5/3, RCT,
+    /// step 1, 8-bit samples), 2 passes; trained on a public-domain corpus
+    /// by `scripts/train-natural-tables.py`.
+    pub const NATURAL_LOSSLESS_TWO_PASS: ProbabilityTables = ProbabilityTables {
+        mode: Mode::TwoPass,
+        groups: lut_natural::NATURAL_LOSSLESS_TWO_PASS_GROUPS,
+    };
+
+    /// [`Self::NATURAL_LOSSLESS_TWO_PASS`] for 3 passes.
+    pub const NATURAL_LOSSLESS_THREE_PASS: ProbabilityTables = ProbabilityTables {
+        mode: Mode::ThreePass,
+        groups: lut_natural::NATURAL_LOSSLESS_THREE_PASS_GROUPS,
+    };
+
+    /// Natural-image tables for the image codec's lossy path (fixed-point
+    /// 9/7, ICT, the default steps), 2 passes.
+    pub const NATURAL_LOSSY_TWO_PASS: ProbabilityTables = ProbabilityTables {
+        mode: Mode::TwoPass,
+        groups: lut_natural::NATURAL_LOSSY_TWO_PASS_GROUPS,
+    };
+
+    /// [`Self::NATURAL_LOSSY_TWO_PASS`] for 3 passes.
+    pub const NATURAL_LOSSY_THREE_PASS: ProbabilityTables = ProbabilityTables {
+        mode: Mode::ThreePass,
+        groups: lut_natural::NATURAL_LOSSY_THREE_PASS_GROUPS,
+    };
+
+    /// The natural-image lossless tables of `mode`.
+    pub const fn natural_lossless(mode: Mode) -> &'static ProbabilityTables {
+        match mode {
+            Mode::TwoPass => &Self::NATURAL_LOSSLESS_TWO_PASS,
+            Mode::ThreePass => &Self::NATURAL_LOSSLESS_THREE_PASS,
+        }
+    }
+
+    /// The natural-image lossy tables of `mode`.
+    pub const fn natural_lossy(mode: Mode) -> &'static ProbabilityTables {
+        match mode {
+            Mode::TwoPass => &Self::NATURAL_LOSSY_TWO_PASS,
+            Mode::ThreePass => &Self::NATURAL_LOSSY_THREE_PASS,
+        }
+    }
+
+    /// These tables moved `offset` bitplanes up (down when negative): row
+    /// `j` of the result is row `clamp(j - offset, 0, 14)` of `self`.
+    ///
+    /// Rows are indexed by absolute bitplane, so tables fitted to indices of
+    /// one scale code the indices of a scale `2^offset` times larger best
+    /// with their rows moved up by `offset` (a 12-bit image coded
+    /// losslessly with 8-bit tables: offset 4). Bitplanes below the moved
+    /// rows reuse row 0, those above reuse row 14.
+    pub fn with_row_offset(&self, offset: i8) -> ProbabilityTables {
+        let mut out = self.clone();
+        let last = TABLE_BITPLANES as i32 - 1;
+        for (dst, src) in out.groups.iter_mut().zip(&self.groups) {
+            for j in 0..TABLE_BITPLANES {
+                let from = (j as i32 - offset as i32).clamp(0, last) as usize;
+                dst.sig[j] = src.sig[from];
+                dst.sign[j] = src.sign[from];
+                dst.refine[j] = src.refine[from];
+                dst.cp_sig[j] = src.cp_sig[from];
+                dst.cp_sign[j] = src.cp_sign[from];
+            }
+        }
+        out
     }
 
     /// Tables with every probability one half: no compression, but handy for
@@ -182,13 +249,51 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reference_presets_are_valid_and_nonzero() {
+    fn compiled_presets_are_valid_and_nonzero() {
         for mode in [Mode::TwoPass, Mode::ThreePass] {
-            let t = ProbabilityTables::reference(mode);
-            assert_eq!(t.mode(), mode);
-            assert!(ProbabilityTables::new(mode, t.groups().clone()).is_ok());
-            assert!(t.min_probability() >= 1);
+            for t in [
+                ProbabilityTables::reference(mode),
+                ProbabilityTables::natural_lossless(mode),
+                ProbabilityTables::natural_lossy(mode),
+            ] {
+                assert_eq!(t.mode(), mode);
+                assert!(ProbabilityTables::new(mode, t.groups().clone()).is_ok());
+                assert!(t.min_probability() >= 1);
+            }
         }
+    }
+
+    #[test]
+    fn natural_presets_differ_from_the_reference() {
+        for mode in [Mode::TwoPass, Mode::ThreePass] {
+            let reference = ProbabilityTables::reference(mode);
+            assert_ne!(ProbabilityTables::natural_lossless(mode), reference);
+            assert_ne!(ProbabilityTables::natural_lossy(mode), reference);
+        }
+    }
+
+    #[test]
+    fn row_offsets_move_rows_and_clamp_at_the_ends() {
+        let mut groups = [const { GroupTables::UNIFORM }; GROUPS];
+        for (j, row) in groups[3].sig.iter_mut().enumerate() {
+            row[2] = j as u8 + 1;
+        }
+        for (j, r) in groups[3].refine.iter_mut().enumerate() {
+            *r = 100 + j as u8;
+        }
+        let t = ProbabilityTables::new(Mode::ThreePass, groups).unwrap();
+        assert_eq!(t.with_row_offset(0), t);
+        let up = t.with_row_offset(4);
+        let sig: [u8; 15] = core::array::from_fn(|j| up.groups()[3].sig[j][2]);
+        assert_eq!(sig, [1, 1, 1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        let down = t.with_row_offset(-3);
+        let refine = down.groups()[3].refine;
+        assert_eq!(refine[0], 103);
+        assert_eq!(refine[11], 114);
+        assert_eq!(refine[14], 114);
+        assert_eq!(t.with_row_offset(i8::MAX).groups()[3].refine, [100; 15]);
+        assert_eq!(t.with_row_offset(i8::MIN).groups()[3].refine, [114; 15]);
+        assert_eq!(up.mode(), Mode::ThreePass);
     }
 
     #[test]

@@ -57,6 +57,7 @@ mod error;
 mod lanes_decode;
 mod lanes_encode;
 mod lut;
+mod lut_natural;
 mod lut_reference;
 mod passes;
 mod record;

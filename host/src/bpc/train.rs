@@ -87,6 +87,23 @@ impl Trainer {
             .sum()
     }
 
+    /// `(zeros, total)` symbols counted in one cell (bitplanes 0..=14,
+    /// contexts 0..=8; sign contexts 0..=3, refinement context 0).
+    pub fn counts(
+        &self,
+        group: usize,
+        class: SymbolClass,
+        bitplane: usize,
+        context: usize,
+    ) -> (u64, u64) {
+        self.cells[group][class_index(class)][bitplane][context]
+    }
+
+    /// The coding mode the symbols were counted for.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
     fn merge(mut self, other: Trainer) -> Trainer {
         for (a, b) in self
             .cells
@@ -104,11 +121,22 @@ impl Trainer {
 
     /// Counts the symbols of every codeblock of `batch` (on all cores).
     pub fn add_batch(&mut self, batch: &CodeblockBatch) -> Result<(), BpcError> {
+        self.add_batch_sampled(batch, 1)
+    }
+
+    /// Counts the symbols of about one codeblock in `every` of `batch`
+    /// (those [`sampled`] picks): statistics at a fraction of the cost.
+    pub fn add_batch_sampled(
+        &mut self,
+        batch: &CodeblockBatch,
+        every: usize,
+    ) -> Result<(), BpcError> {
         batch.validate()?;
         let mode = self.mode;
         let uniform = ProbabilityTables::uniform(mode);
         let partial = (0..batch.len())
             .into_par_iter()
+            .filter(|&i| sampled(i, every))
             .try_fold(
                 || {
                     (
@@ -148,17 +176,12 @@ impl Trainer {
         Ok(())
     }
 
-    /// The tables: `floor(128 * zeros / total)` clamped to 1..=127, or 64
-    /// where no symbol was seen.
+    /// The tables: per cell the [`cheapest_probability`] of its counts (64
+    /// where no symbol was seen).
     // j and k index the counts and several table arrays in parallel.
     #[allow(clippy::needless_range_loop)]
     pub fn tables(&self) -> ProbabilityTables {
-        let p = |(zeros, total): (u64, u64)| -> u8 {
-            match (zeros * 128).checked_div(total) {
-                None => 64,
-                Some(q) => (q as u8).clamp(1, 127),
-            }
-        };
+        let p = |(zeros, total): (u64, u64)| cheapest_probability(zeros, total);
         let mut groups = [const { GroupTables::UNIFORM }; GROUPS];
         for (g, dst) in groups.iter_mut().enumerate() {
             let c = &self.cells[g];
@@ -179,6 +202,38 @@ impl Trainer {
             }
         }
         ProbabilityTables::new(self.mode, groups).expect("trained values are at most 127")
+    }
+}
+
+/// Whether codeblock `i` is among the about one in `every` that
+/// [`Trainer::add_batch_sampled`] counts: a hash of `i`, so that no period
+/// of the block order (components, subbands, columns of blocks) lines up
+/// with the sample. Block 0 is always counted; `every <= 1` counts all.
+pub fn sampled(i: usize, every: usize) -> bool {
+    let hash = (i as u32).wrapping_mul(0x9E37_79B9).rotate_right(16);
+    every <= 1 || hash.is_multiple_of(every as u32)
+}
+
+/// The 7-bit probability that codes `zeros` zeros among `total` symbols in
+/// the fewest bits: `floor` or `ceil` of `128 * zeros / total` (the code
+/// length is convex in the probability), clamped to 1..=127; 64 when
+/// `total` is 0. Plain flooring, as seed 000 describes, biases every cell
+/// toward the symbol 1.
+pub fn cheapest_probability(zeros: u64, total: u64) -> u8 {
+    if total == 0 {
+        return 64;
+    }
+    let ones = (total - zeros) as f64;
+    let bits = |p: u64| {
+        let p0 = p as f64 / 128.0;
+        -(zeros as f64) * p0.log2() - ones * (1.0 - p0).log2()
+    };
+    let floor = (zeros * 128 / total).clamp(1, 127);
+    let ceil = (floor + 1).min(127);
+    if bits(ceil) < bits(floor) {
+        ceil as u8
+    } else {
+        floor as u8
     }
 }
 
@@ -331,7 +386,7 @@ mod tests {
     }
 
     #[test]
-    fn probabilities_are_floored_frequencies() {
+    fn probabilities_are_the_cheapest_for_the_counts() {
         // Row 0 is 0, 1, 0 and row 1 all zero; M = 0, every coefficient
         // codes one significance symbol.
         let batch = CodeblockBatch {
@@ -351,7 +406,51 @@ mod tests {
         // Context 0: step (0,0) codes 0 for columns 0 and 2, step (0,1)
         // codes 1 for column 1 (no significant neighbour yet): 2 zeros of 3.
         // Row 1: all three see the significant (0, 1): context 1, zeros.
-        assert_eq!(g.sig[0][0], (2 * 128 / 3) as u8);
+        assert_eq!(g.sig[0][0], cheapest_probability(2, 3));
         assert_eq!(g.sig[0][1], 127);
+    }
+
+    #[test]
+    fn cheapest_probability_beats_its_neighbours() {
+        let bits = |zeros: u64, total: u64, p: u8| {
+            let p0 = p as f64 / 128.0;
+            -(zeros as f64) * p0.log2() - (total - zeros) as f64 * (1.0 - p0).log2()
+        };
+        for total in 1..60u64 {
+            for zeros in 0..=total {
+                let p = cheapest_probability(zeros, total);
+                assert!((1..=127).contains(&p));
+                for q in [p.saturating_sub(1).max(1), (p + 1).min(127)] {
+                    assert!(bits(zeros, total, p) <= bits(zeros, total, q) + 1e-9);
+                }
+            }
+        }
+        assert_eq!(cheapest_probability(0, 0), 64);
+        assert_eq!(cheapest_probability(0, 5), 1);
+        assert_eq!(cheapest_probability(5, 5), 127);
+        // An even split codes best at one half.
+        assert_eq!(cheapest_probability(1, 2), 64);
+    }
+
+    #[test]
+    fn sampling_counts_about_one_block_in_n_without_periods() {
+        for every in [1, 2, 3, 4, 7] {
+            let picked: Vec<usize> = (0..3000).filter(|&i| sampled(i, every)).collect();
+            let share = picked.len() as f64 / 3000.0;
+            assert!(
+                (share - 1.0 / every as f64).abs() < 0.05,
+                "{every}: {share}"
+            );
+            // Every residue class of the small periods is represented.
+            for period in 2..=6 {
+                for r in 0..period {
+                    assert!(
+                        picked.iter().any(|i| i % period == r),
+                        "{every} {period} {r}"
+                    );
+                }
+            }
+        }
+        assert!(sampled(0, 4));
     }
 }

@@ -35,6 +35,19 @@ impl WaveletArg {
     }
 }
 
+/// The probability tables, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TablesArg {
+    /// The natural-image preset; lossless: fitted to a quarter of the image's codeblocks.
+    Auto,
+    /// The natural-image preset as it is (trained on photographs with the codec's own path).
+    Natural,
+    /// The BPC-PaCo reference implementation's tables (format version 1's only preset).
+    Reference,
+    /// The natural-image preset fitted to every codeblock (one more coding pass).
+    Trained,
+}
+
 /// Arguments of `wavelane encode`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("rate").args(["lossless", "bpp", "psnr"]))]
@@ -58,7 +71,7 @@ pub struct EncodeArgs {
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=16))]
     pub levels: Option<u8>,
     /// BPC-PaCo coding passes per bitplane.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3))]
     pub passes: u8,
     /// Quality layers (each one roughly doubles the rate of the one below).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=32))]
@@ -72,9 +85,17 @@ pub struct EncodeArgs {
     /// Skip coding bitplanes rate control is predicted to drop (faster, may cost a little PSNR).
     #[arg(long)]
     pub early_termination: bool,
-    /// Train probability tables on the image and embed them (3-6 KB; for large images).
+    /// Same as --tables trained.
     #[arg(long)]
     pub train_tables: bool,
+    /// Probability tables: changes fitted to the image are listed in the header when they pay.
+    #[arg(long, value_enum, default_value_t = TablesArg::Auto, conflicts_with = "train_tables")]
+    pub tables: TablesArg,
+    /// Move the preset's rows up this many bitplanes (down when negative) instead of
+    /// matching them to the bit depth and step.
+    #[arg(long, value_name = "K", allow_hyphen_values = true,
+          value_parser = clap::value_parser!(i8).range(-14..=14))]
+    pub table_row_offset: Option<i8>,
     /// Base quantization step in sample units for lossy coding (default 2^(bits-8)).
     #[arg(long)]
     pub qstep: Option<f64>,
@@ -104,13 +125,28 @@ impl EncodeArgs {
             layers: self.layers,
             codeblock_height: self.codeblock_height,
             early_termination: self.early_termination,
-            tables: if self.train_tables {
-                TableChoice::Trained
-            } else {
-                TableChoice::Default
-            },
+            tables: self.table_choice(target),
+            table_row_offset: self.table_row_offset,
             base_step: self.qstep,
             ..EncodeOptions::default()
+        }
+    }
+}
+
+impl EncodeArgs {
+    fn table_choice(&self, target: RateTarget) -> TableChoice {
+        match (self.train_tables, self.tables) {
+            (true, _) | (false, TablesArg::Trained) => TableChoice::Trained,
+            (false, TablesArg::Auto) => TableChoice::Default,
+            (false, TablesArg::Natural) => {
+                let path_default = match target {
+                    RateTarget::Lossless => Wavelet::Cdf53,
+                    _ => Wavelet::Fixed97,
+                };
+                let wavelet = self.wavelet.map_or(path_default, WaveletArg::wavelet);
+                TableChoice::Preset(codec::tables::default_preset(wavelet))
+            }
+            (false, TablesArg::Reference) => TableChoice::Preset(codec::tables::PRESET_REFERENCE),
         }
     }
 }

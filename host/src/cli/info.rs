@@ -31,7 +31,12 @@ pub fn run(args: InfoArgs) -> CliResult {
         })
         .collect();
     let h = &c.header;
+    let version = c.version;
     let tables = h.tables.name();
+    let tables_text = match h.tables.row_offset() {
+        0 => tables.to_string(),
+        k => format!("{tables} (rows moved {k:+})"),
+    };
     let non_empty = c.index.tops.iter().filter(|t| t.is_some()).count();
     let codewords: u64 = c.index.counts.iter().map(|&n| n as u64).sum();
     let pixels = h.width as f64 * h.height as f64;
@@ -52,12 +57,12 @@ pub fn run(args: InfoArgs) -> CliResult {
     }
     if args.json {
         let v = serde_json::json!({
-            "file": args.input, "bytes": bytes.len(), "complete": c.is_complete(), "full_bytes": c.full_len,
+            "file": args.input, "format_version": version, "bytes": bytes.len(), "complete": c.is_complete(), "full_bytes": c.full_len,
             "bpp": bytes.len() as f64 * 8.0 / pixels,
             "width": h.width, "height": h.height, "components": h.components, "bit_depth": h.bit_depth,
             "signed": h.signed, "colour_transform": h.colour, "wavelet": wavelet_name(h.wavelet),
             "levels": h.levels, "codeblock_height": h.codeblock_height, "passes": h.mode().passes(),
-            "tables": tables, "fraction_bits": h.fraction_bits, "layers": h.layers,
+            "tables": tables, "table_row_offset": h.tables.row_offset(), "fraction_bits": h.fraction_bits, "layers": h.layers,
             "block_shifts": h.block_shifts, "header_bytes": c.header_len,
             "steps": h.steps.iter().map(|l| l.iter().map(|s| s.value()).collect::<Vec<_>>()).collect::<Vec<_>>(),
             "codeblocks": c.blocks.len(), "non_empty_codeblocks": non_empty, "codewords": codewords,
@@ -72,7 +77,7 @@ pub fn run(args: InfoArgs) -> CliResult {
     println!(
         "{}: wavelane image, format version {}",
         args.input.display(),
-        crate::codec::format::VERSION
+        version
     );
     println!(
         "  {}x{}, {} component(s), {}-bit {}, colour transform {}",
@@ -89,7 +94,7 @@ pub fn run(args: InfoArgs) -> CliResult {
         h.levels,
         h.codeblock_height,
         h.mode().passes(),
-        tables,
+        tables_text,
         h.fraction_bits
     );
     println!(

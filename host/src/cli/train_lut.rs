@@ -1,12 +1,20 @@
 //! `wavelane train-lut`: BPC-PaCo probability tables trained from images
 //! (or from BPCREF01 codeblock files), in the reference JSON layout.
+//!
+//! Two ways to turn images into codeblocks: the luma through a bare
+//! transform and one quantization step (the seed-000 set-up), or with
+//! `--codec lossless|lossy` the image codec's own front end (colour
+//! transform, wavelet, per-subband steps, codeblocks), which is how the
+//! codec's built-in presets are trained (scripts/train-natural-tables.py).
 
 use std::path::PathBuf;
 
 use crate::bpc::formats::{RefFile, REF_MAGIC};
 use crate::bpc::train::{image_codeblocks, ImageTraining, TrainWavelet, Trainer};
 use crate::bpc::{lut_json, CodeblockBatch};
-use clap::Args;
+use crate::codec::{self, EncodeOptions, RateTarget};
+use crate::image_io;
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wavelane_core::bpc::Mode;
 
@@ -37,6 +45,36 @@ pub struct TrainLutArgs {
     /// Codeblock height for images (width is 64).
     #[arg(long, default_value_t = 64)]
     codeblock_height: usize,
+    /// Code images with the codec's lossless or lossy front end (all
+    /// components, default settings) instead of `--wavelet`/`--levels`/`--step`
+    /// on the luma. Images must be 8-bit: the presets' rows are for 8-bit
+    /// samples.
+    #[arg(long, value_enum, conflicts_with_all = ["wavelet", "levels", "step"])]
+    codec: Option<CodecPath>,
+}
+
+/// The codec path whose codeblocks the tables are trained on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CodecPath {
+    /// 5/3 + RCT, step 1.
+    Lossless,
+    /// Fixed-point 9/7 + ICT, the default lossy steps.
+    Lossy,
+}
+
+impl CodecPath {
+    fn options(self, passes: u8) -> EncodeOptions {
+        let target = match self {
+            CodecPath::Lossless => RateTarget::Lossless,
+            // Any rate: the target only picks the path, every pass is trained.
+            CodecPath::Lossy => RateTarget::AllPasses,
+        };
+        EncodeOptions {
+            target,
+            passes,
+            ..EncodeOptions::default()
+        }
+    }
 }
 
 fn codeblocks(
@@ -67,7 +105,16 @@ pub fn run(args: TrainLutArgs) -> CliResult {
     let mut trainer = Trainer::new(mode);
     for path in &args.inputs {
         bar.set_message(path.display().to_string());
-        trainer.add_batch(&codeblocks(path, &opt)?)?;
+        let batch = match args.codec {
+            Some(codec_path) => {
+                let image = image_io::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let options = codec_path.options(args.passes);
+                codec::tables::training_batch(&image, &options)
+                    .map_err(|e| format!("{}: {e}", path.display()))?
+            }
+            None => codeblocks(path, &opt)?,
+        };
+        trainer.add_batch(&batch)?;
         bar.inc(1);
     }
     bar.finish_and_clear();

@@ -41,15 +41,24 @@ pub enum RateTarget {
 /// Which probability tables to code with.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum TableChoice {
-    /// The built-in preset (the reference tables).
+    /// The built-in natural-image preset of the wavelet's path
+    /// ([`tables::default_preset`]), rows moved to the image's scale; for
+    /// lossless targets fitted like [`TableChoice::Trained`], on large
+    /// images on a sample of the codeblocks ([`tables::lossless_fit_sample`]).
+    /// (Lossy targets code only part of the symbols such a fit sees, and it
+    /// did not pay there: docs/benchmarks.md.)
     #[default]
     Default,
-    /// A built-in preset by id ([`super::tables`]).
+    /// A built-in preset by id ([`super::tables`]), rows moved to the
+    /// image's scale ([`tables::row_offset`]), not fitted.
     Preset(u8),
     /// These tables, embedded in the file.
     Custom(Box<ProbabilityTables>),
-    /// Tables trained on the image itself, embedded in the file (3-6 KB of
-    /// header; pays off on large images).
+    /// The default preset fitted to the symbols of every codeblock: the row
+    /// offset within one of the default that codes them in the fewest bits,
+    /// and the cells worth changing stored as a change list in the header
+    /// ([`super::adapt`]) when that saves more than it costs. Counting the
+    /// symbols is one more coding pass.
     Trained,
 }
 
@@ -62,7 +71,8 @@ pub struct EncodeOptions {
     pub wavelet: Option<Wavelet>,
     /// Decomposition levels (default `min(5, max for the size)`).
     pub levels: Option<u8>,
-    /// BPC-PaCo passes per bitplane, 2 or 3.
+    /// BPC-PaCo passes per bitplane, 2 or 3 (default 3: 0.3 dB and 1% of
+    /// lossless size better than 2 on photographs, docs/benchmarks.md).
     pub passes: u8,
     /// Quality layers, 1..=32.
     pub layers: u8,
@@ -72,6 +82,10 @@ pub struct EncodeOptions {
     pub colour: Option<ColourTransform>,
     /// Probability tables.
     pub tables: TableChoice,
+    /// Bitplanes a preset's rows are moved up (down when negative); `None`
+    /// picks [`tables::row_offset`] from the bit depth and step. Presets
+    /// only, -14..=14.
+    pub table_row_offset: Option<i8>,
     /// Predict which low bitplanes rate control will drop and do not code
     /// them (lossy targets only; see docs/codec.md).
     pub early_termination: bool,
@@ -88,11 +102,12 @@ impl Default for EncodeOptions {
             target: RateTarget::Lossless,
             wavelet: None,
             levels: None,
-            passes: 2,
+            passes: 3,
             layers: 1,
             codeblock_height: 64,
             colour: None,
             tables: TableChoice::Default,
+            table_row_offset: None,
             early_termination: false,
             base_step: None,
             fraction_bits: None,
@@ -233,21 +248,12 @@ fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
         "--passes {} (2 or 3)",
         o.passes
     )))?;
-    let default = tables::PRESET_REFERENCE;
-    let tables = match &o.tables {
-        // Trained tables replace these once the codeblocks exist.
-        TableChoice::Default | TableChoice::Trained => Tables::Preset(default, mode),
-        TableChoice::Preset(id) if tables::preset(*id, mode).is_some() => Tables::Preset(*id, mode),
-        TableChoice::Preset(id) => return opt(format!("no probability-table preset {id}")),
-        TableChoice::Custom(t) if t.mode() != mode => {
-            return opt("the probability tables are for the other pass mode".into())
-        }
-        TableChoice::Custom(t) => Tables::Embedded(t.clone()),
-    };
+    // The 5/3 codes at step 1 (its row offset ignores the base step).
+    let mut base = 1.0;
     let steps = if integer_exact {
         vec![QuantStep::ONE; 1 + 3 * levels as usize]
     } else {
-        let mut base = o.base_step.unwrap_or((image.bit_depth as f64 - 8.0).exp2());
+        base = o.base_step.unwrap_or((image.bit_depth as f64 - 8.0).exp2());
         if let RateTarget::Psnr(p) = o.target {
             // Full-rate quantization noise a quarter of the target's.
             let peak = ((1u32 << image.bit_depth) - 1) as f64;
@@ -270,6 +276,31 @@ fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
     if !(1..=super::format::MAX_LAYERS).contains(&o.layers) {
         return opt(format!("{} layers (1..=32)", o.layers));
     }
+    let row_offset = match (o.table_row_offset, &o.tables) {
+        (None, _) => tables::row_offset(image.bit_depth, wavelet, base),
+        (Some(_), TableChoice::Custom(_)) => {
+            return opt("a table row offset applies to built-in presets only".into())
+        }
+        (Some(k), _) if k.unsigned_abs() > tables::MAX_ROW_OFFSET as u8 => {
+            return opt(format!("table row offset {k} (-14..=14)"))
+        }
+        (Some(k), _) => k,
+    };
+    let preset = |id: u8| Tables::preset(id, mode, row_offset);
+    let tables = match &o.tables {
+        // Trained tables replace these once the codeblocks exist.
+        TableChoice::Default | TableChoice::Trained => {
+            preset(tables::default_preset(wavelet)).expect("the default presets exist")
+        }
+        TableChoice::Preset(id) => match preset(*id) {
+            Some(t) => t,
+            None => return opt(format!("no probability-table preset {id}")),
+        },
+        TableChoice::Custom(t) if t.mode() != mode => {
+            return opt("the probability tables are for the other pass mode".into())
+        }
+        TableChoice::Custom(t) => Tables::Embedded(t.clone()),
+    };
     let header = Header {
         width: image.width as u32,
         height: image.height as u32,
@@ -354,10 +385,16 @@ fn front(
     let blocks = codeblocks(w, h, comps, levels, header.codeblock_height as usize);
     let (indices, noise) = quantize(&header, &coefficients, &blocks);
     let batch = entropy::batch(&header, &blocks, indices);
-    if options.tables == TableChoice::Trained {
+    let sample = match options.tables {
+        TableChoice::Trained => Some(1),
+        TableChoice::Default if lossless => Some(tables::lossless_fit_sample(image.samples())),
+        _ => None,
+    };
+    if let Some(every) = sample {
         let mut trainer = crate::bpc::train::Trainer::new(header.mode());
-        trainer.add_batch(&batch)?;
-        header.tables = Tables::Embedded(Box::new(trainer.tables()));
+        trainer.add_batch_sampled(&batch, every)?;
+        let scale = sample_scale(&batch, every);
+        header.tables = tables::fitted(&header.tables, &trainer, options.table_row_offset, &scale);
     }
     Ok(Front {
         header,
@@ -369,13 +406,38 @@ fn front(
     })
 }
 
+/// Per table group, the coefficients of all codeblocks over those of the
+/// codeblocks a trainer counting one block in `every` saw (1 where it saw
+/// none: there are no counts to scale).
+fn sample_scale(batch: &CodeblockBatch, every: usize) -> [f64; wavelane_core::bpc::GROUPS] {
+    let mut all = [0u64; wavelane_core::bpc::GROUPS];
+    let mut counted = [0u64; wavelane_core::bpc::GROUPS];
+    for (i, b) in batch.blocks.iter().enumerate() {
+        let n = (b.width * b.height) as u64;
+        all[b.group] += n;
+        if crate::bpc::train::sampled(i, every) {
+            counted[b.group] += n;
+        }
+    }
+    core::array::from_fn(|g| match counted[g] {
+        0 => 1.0,
+        c => all[g] as f64 / c as f64,
+    })
+}
+
 /// The quantization indices of every codeblock of `image` as `options`
 /// would code them (for training probability tables).
 pub(crate) fn codeblock_batch(
     image: &Image,
     options: &EncodeOptions,
 ) -> Result<CodeblockBatch, CodecError> {
-    Ok(front(image, options, &Backend::Cpu, &mut StageTimes::default())?.batch)
+    // The tables do not change the indices; a preset skips fitting them.
+    let options = EncodeOptions {
+        tables: TableChoice::Preset(tables::PRESET_REFERENCE),
+        table_row_offset: None,
+        ..options.clone()
+    };
+    Ok(front(image, &options, &Backend::Cpu, &mut StageTimes::default())?.batch)
 }
 
 /// Encodes `image`.

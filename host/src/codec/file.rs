@@ -47,6 +47,8 @@ pub struct Segment {
 /// A parsed file: the header, the index, and where everything lies.
 #[derive(Debug, Clone)]
 pub struct Container<'a> {
+    /// The format version the file declares (one this reader knows).
+    pub version: u16,
     /// Coding parameters.
     pub header: Header,
     /// Per-block top bitplanes, shifts and layer counts.
@@ -259,6 +261,8 @@ impl<'a> Container<'a> {
             }
         }
         Ok(Container {
+            // Header::parse read and checked these two bytes.
+            version: u16::from_le_bytes([bytes[8], bytes[9]]),
             header,
             index,
             blocks,

@@ -11,8 +11,12 @@ use wavelane_core::dwt::Wavelet;
 /// transfers that rewrite line ends).
 pub const MAGIC: [u8; 8] = *b"\x89WLANE\r\n";
 
-/// The format version this crate writes and reads.
-pub const VERSION: u16 = 1;
+/// The format version this crate writes.
+pub const VERSION: u16 = 2;
+/// The oldest version this crate reads (docs/format.md, "Version history":
+/// version 1 files are version 2 files with preset 0 or embedded tables and
+/// a zero table row offset).
+pub const OLDEST_READABLE_VERSION: u16 = 1;
 
 /// Largest width or height.
 pub const MAX_DIMENSION: u32 = 65_535;
@@ -115,11 +119,11 @@ pub const fn wavelet_name(w: Wavelet) -> &'static str {
     }
 }
 
-/// Header byte of the highest probability-table preset id (0: the
-/// reference tables; see [`super::tables`]).
-pub const TABLES_MAX_PRESET: u8 = 0;
 /// Header byte meaning the tables are embedded in the header.
 pub const TABLES_EMBEDDED: u8 = 255;
+/// Header byte meaning a preset with changes listed in the header
+/// (version 2; [`super::adapt`]).
+pub const TABLES_ADJUSTED: u8 = 254;
 
 /// The BPC-PaCo mode of a header byte (the number of passes).
 pub const fn mode_from_code(code: u8) -> Option<Mode> {
@@ -144,7 +148,7 @@ pub enum FormatError {
     #[error("not a wavelane file (bad magic bytes)")]
     BadMagic,
     /// A version this reader does not know.
-    #[error("format version {0} is not supported (this reader knows version {VERSION})")]
+    #[error("format version {0} is not supported (this reader knows versions {OLDEST_READABLE_VERSION}..={VERSION})")]
     UnsupportedVersion(u16),
     /// A header field holds a value outside its documented range.
     #[error("header field `{field}` = {value} is invalid: {rule}")]

@@ -6,7 +6,11 @@
 use wavelane_core::bpc::{GroupTables, Mode, ProbabilityTables, GROUPS, TABLE_BITPLANES};
 use wavelane_core::dwt::{max_levels, Wavelet};
 
+use super::adapt;
 use super::format::*;
+
+const PRESET_RULE: &str = "preset id 0, 3 or 4, 254 (adjusted preset) or 255 (embedded)";
+const ROW_OFFSET_RULE: &str = "-14..=14 as a signed byte";
 
 /// A quantization step in the header's 16-bit float form: 5 bits of
 /// exponent `e` above 11 bits of mantissa `m`. Its exact value is the Q16
@@ -47,27 +51,79 @@ impl QuantStep {
 /// Which probability tables the codeblocks were coded with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tables {
-    /// A built-in preset (id 0, see [`super::tables`]) of the mode.
-    Preset(u8, Mode),
+    /// A built-in preset (see [`super::tables`]) with its rows moved by
+    /// `row_offset` bitplanes.
+    Preset {
+        /// Preset id.
+        id: u8,
+        /// Bitplanes the preset's rows are moved up (down when negative).
+        row_offset: i8,
+        /// The preset's tables for the mode, rows moved.
+        tables: Box<ProbabilityTables>,
+    },
+    /// A preset (rows moved by `row_offset`) with changes listed in the
+    /// header ([`super::adapt`]).
+    Adjusted {
+        /// Id of the preset the changes apply to.
+        base: u8,
+        /// Bitplanes the preset's rows are moved before the changes.
+        row_offset: i8,
+        /// The tables after the changes.
+        tables: Box<ProbabilityTables>,
+    },
     /// Tables stored in the header.
     Embedded(Box<ProbabilityTables>),
 }
 
 impl Tables {
+    /// Preset `id` of `mode` with its rows moved by `row_offset`, or `None`
+    /// for an unknown id or an offset beyond
+    /// [`MAX_ROW_OFFSET`](super::tables::MAX_ROW_OFFSET).
+    pub fn preset(id: u8, mode: Mode, row_offset: i8) -> Option<Tables> {
+        let max = super::tables::MAX_ROW_OFFSET;
+        if !(-max..=max).contains(&row_offset) {
+            return None;
+        }
+        let preset = super::tables::preset(id, mode)?;
+        Some(Tables::Preset {
+            id,
+            row_offset,
+            tables: Box::new(preset.with_row_offset(row_offset)),
+        })
+    }
+
     /// The tables themselves.
     pub fn probability_tables(&self) -> &ProbabilityTables {
         match self {
-            Tables::Preset(id, mode) => super::tables::preset(*id, *mode)
-                .unwrap_or_else(|| ProbabilityTables::reference(*mode)),
+            Tables::Preset { tables, .. } | Tables::Adjusted { tables, .. } => tables,
             Tables::Embedded(t) => t,
         }
     }
 
-    /// `"reference"` (preset 0) or `"embedded"`.
+    /// The preset's name (`"reference"`, `"natural-lossless"`,
+    /// `"natural-lossy"`), `"adjusted"` or `"embedded"`.
     pub fn name(&self) -> &'static str {
         match self {
-            Tables::Preset(_, _) => "reference",
+            Tables::Preset { id, .. } => super::tables::preset_name(*id),
+            Tables::Adjusted { .. } => "adjusted",
             Tables::Embedded(_) => "embedded",
+        }
+    }
+
+    /// The preset these tables start from (`None` for embedded tables).
+    pub fn base_preset(&self) -> Option<u8> {
+        match self {
+            Tables::Preset { id, .. } => Some(*id),
+            Tables::Adjusted { base, .. } => Some(*base),
+            Tables::Embedded(_) => None,
+        }
+    }
+
+    /// The header's table row offset (0 for embedded tables).
+    pub fn row_offset(&self) -> i8 {
+        match self {
+            Tables::Preset { row_offset, .. } | Tables::Adjusted { row_offset, .. } => *row_offset,
+            Tables::Embedded(_) => 0,
         }
     }
 
@@ -181,12 +237,20 @@ impl Header {
         check_field("fraction_bits", f as u64, f <= MAX_FRACTION_BITS, "0..=8")?;
         let l = self.layers;
         check_field("layers", l as u64, (1..=MAX_LAYERS).contains(&l), "1..=32")?;
-        if let Tables::Preset(id, mode) = self.tables {
+        if let Some(id) = self.tables.base_preset() {
+            let row_offset = self.tables.row_offset();
             check_field(
                 "tables",
                 id as u64,
-                super::tables::preset(id, mode).is_some(),
-                "preset id 0 or 255 (embedded)",
+                super::tables::preset(id, self.mode()).is_some(),
+                PRESET_RULE,
+            )?;
+            let max = super::tables::MAX_ROW_OFFSET;
+            check_field(
+                "table_row_offset",
+                row_offset as u8 as u64,
+                (-max..=max).contains(&row_offset),
+                ROW_OFFSET_RULE,
             )?;
         }
         let lists = self.steps.len();
@@ -236,7 +300,8 @@ impl Header {
         ]);
         out.extend_from_slice(&self.codeblock_height.to_le_bytes());
         let table_code = match self.tables {
-            Tables::Preset(id, _) => id,
+            Tables::Preset { id, .. } => id,
+            Tables::Adjusted { .. } => TABLES_ADJUSTED,
             Tables::Embedded(_) => TABLES_EMBEDDED,
         };
         out.extend_from_slice(&[
@@ -245,7 +310,7 @@ impl Header {
             self.fraction_bits,
             self.layers,
             flags,
-            0,
+            self.tables.row_offset() as u8,
         ]);
         debug_assert_eq!(out.len() - start, FIXED_HEADER_BYTES);
         for list in &self.steps {
@@ -253,8 +318,24 @@ impl Header {
                 out.extend_from_slice(&s.0.to_le_bytes());
             }
         }
-        if let Tables::Embedded(t) = &self.tables {
-            write_tables(t, out);
+        match &self.tables {
+            Tables::Embedded(t) => write_tables(t, out),
+            Tables::Adjusted {
+                base,
+                row_offset,
+                tables,
+            } => {
+                let base_tables =
+                    Tables::preset(*base, self.mode(), *row_offset).expect("validated above");
+                let changes = adapt::write_changes(base_tables.probability_tables(), tables);
+                let len = u16::try_from(changes.len()).map_err(|_| {
+                    FormatError::Unrepresentable("a table change list over 64 KB".into())
+                })?;
+                out.push(*base);
+                out.extend_from_slice(&len.to_le_bytes());
+                out.extend_from_slice(&changes);
+            }
+            Tables::Preset { .. } => {}
         }
         Ok(())
     }
@@ -267,7 +348,7 @@ impl Header {
             return Err(FormatError::BadMagic);
         }
         let version = r.u16()?;
-        if version != VERSION {
+        if !(OLDEST_READABLE_VERSION..=VERSION).contains(&version) {
             return Err(FormatError::UnsupportedVersion(version));
         }
         let header_length = r.u32()?;
@@ -275,7 +356,7 @@ impl Header {
         let height = r.u32()?;
         let [components, bit_depth, signed, colour, wavelet, levels] = r.array::<6>()?;
         let codeblock_height = r.u16()?;
-        let [passes, table_code, fraction_bits, layers, flags, reserved] = r.array::<6>()?;
+        let [passes, table_code, fraction_bits, layers, flags, last] = r.array::<6>()?;
         check_field("signed", signed as u64, signed <= 1, "0 or 1")?;
         let colour = ColourTransform::from_code(colour).ok_or(FormatError::BadField {
             field: "colour",
@@ -298,15 +379,33 @@ impl Header {
             flags & !KNOWN_FLAGS == 0,
             "unknown flag bits set",
         )?;
-        check_field("reserved", reserved as u64, reserved == 0, "must be 0")?;
-        let ok_tables =
-            super::tables::preset(table_code, mode).is_some() || table_code == TABLES_EMBEDDED;
-        check_field(
-            "tables",
-            table_code as u64,
-            ok_tables,
-            "preset id 0 or 255 (embedded)",
-        )?;
+        let row_offset = if version == 1 {
+            // Version 1 knew preset 0 only, and this byte was reserved.
+            check_field("reserved", last as u64, last == 0, "must be 0")?;
+            let ok = table_code == super::tables::PRESET_REFERENCE || table_code == TABLES_EMBEDDED;
+            let rule = "preset id 0 or 255 (embedded) in version 1";
+            check_field("tables", table_code as u64, ok, rule)?;
+            0
+        } else {
+            last as i8
+        };
+        let tables = if table_code == TABLES_EMBEDDED {
+            let rule = "0 with embedded tables";
+            check_field("table_row_offset", last as u64, row_offset == 0, rule)?;
+            None
+        } else if table_code == TABLES_ADJUSTED && version >= 2 {
+            // The base preset and the changes follow the steps.
+            None
+        } else {
+            let known = super::tables::preset(table_code, mode).is_some();
+            check_field("tables", table_code as u64, known, PRESET_RULE)?;
+            let bad_offset = FormatError::BadField {
+                field: "table_row_offset",
+                value: last as u64,
+                rule: ROW_OFFSET_RULE,
+            };
+            Some(Tables::preset(table_code, mode, row_offset).ok_or(bad_offset)?)
+        };
         // Validate the sizes before allocating anything that depends on them.
         let mut header = Header {
             width,
@@ -318,8 +417,9 @@ impl Header {
             wavelet,
             levels,
             codeblock_height,
-            // A placeholder until embedded tables are read below.
-            tables: Tables::Preset(super::tables::PRESET_REFERENCE, mode),
+            // Uniform tables stand in until embedded tables are read below.
+            tables: tables
+                .unwrap_or_else(|| Tables::Embedded(Box::new(ProbabilityTables::uniform(mode)))),
             fraction_bits,
             layers,
             block_shifts: flags & FLAG_BLOCK_SHIFTS != 0,
@@ -338,11 +438,38 @@ impl Header {
                 *s = QuantStep(r.u16()?);
             }
         }
+        if table_code == TABLES_ADJUSTED {
+            header.tables = read_adjusted(&mut r, mode, row_offset, last)?;
+        }
         if table_code == TABLES_EMBEDDED {
             header.tables = Tables::Embedded(Box::new(read_tables(&mut r, mode)?));
         }
         Ok((header, header_length, r.pos))
     }
+}
+
+/// Reads the base preset and change list of adjusted tables.
+fn read_adjusted(
+    r: &mut Cursor<'_>,
+    mode: Mode,
+    row_offset: i8,
+    offset_byte: u8,
+) -> Result<Tables, FormatError> {
+    let [base] = r.array::<1>()?;
+    let known = base != TABLES_ADJUSTED && super::tables::preset(base, mode).is_some();
+    check_field("tables", base as u64, known, PRESET_RULE)?;
+    let base_tables = Tables::preset(base, mode, row_offset).ok_or(FormatError::BadField {
+        field: "table_row_offset",
+        value: offset_byte as u64,
+        rule: ROW_OFFSET_RULE,
+    })?;
+    let len = r.u16()? as usize;
+    let tables = adapt::read_changes(r.take(len)?, base_tables.probability_tables())?;
+    Ok(Tables::Adjusted {
+        base,
+        row_offset,
+        tables: Box::new(tables),
+    })
 }
 
 /// Appends tables in the header's embedded layout (docs/format.md).

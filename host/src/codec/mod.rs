@@ -27,6 +27,7 @@
 //! # Ok::<(), wavelane::codec::CodecError>(())
 //! ```
 
+pub mod adapt;
 pub mod codeblocks;
 pub mod colour;
 mod decode;

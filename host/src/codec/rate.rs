@@ -150,6 +150,19 @@ impl Walk<'_> {
             + 2 * add
     }
 
+    /// Takes block `b` to the most codewords up to `max` that keep the
+    /// file within `budget` (none when not even one fits).
+    fn fill_prefix(&mut self, b: usize, max: u32, budget: u64) {
+        let room = budget.saturating_sub(self.size()) / 2;
+        let mut cw = (self.cum[b] as u64 + room).min(max as u64) as u32;
+        while cw > self.cum[b] && self.size_with(b, cw) > budget {
+            cw -= 1;
+        }
+        if cw > self.cum[b] {
+            self.set(b, cw);
+        }
+    }
+
     fn set(&mut self, b: usize, cw: u32) {
         let add = (cw - self.cum[b]) as u64;
         self.index_bits =
@@ -228,15 +241,11 @@ pub fn allocate(
                         next += 1;
                         continue;
                     }
-                    // Fill what is left with a prefix of this segment.
-                    let mut cw = walk.cum[b] + (budget.saturating_sub(walk.size()) / 2) as u32;
-                    cw = cw.min(p.codewords - 1);
-                    while cw > walk.cum[b] && walk.size_with(b, cw) > budget {
-                        cw -= 1;
-                    }
-                    if cw > walk.cum[b] {
-                        walk.set(b, cw);
-                    }
+                    // Fill what is left with a prefix of this segment, then
+                    // with whatever later segments still fit (a prefix here
+                    // may not: it can need a new segment's CRC or index bits).
+                    walk.fill_prefix(b, p.codewords - 1, budget);
+                    top_up(&mut walk, &hulls, &order[next + 1..], budget);
                     break;
                 }
             }
@@ -262,6 +271,32 @@ pub fn allocate(
         counts,
         bytes,
         remaining,
+    }
+}
+
+/// After the slope walk stopped at a segment that does not fit: adds, in
+/// slope order, every later segment (or the longest prefix of it) that
+/// still fits `budget`, skipping blocks whose earlier hull segment is not
+/// in yet (a block's codewords are a prefix of its stream). Rate control
+/// then fills a byte budget to within a codeword more often; the next
+/// layer's walk skips what was added here.
+fn top_up(walk: &mut Walk<'_>, hulls: &[Vec<HullPoint>], order: &[(f64, u32, u32)], budget: u64) {
+    for &(_, b, k) in order {
+        if walk.size() + 2 > budget {
+            return;
+        }
+        let (b, k) = (b as usize, k as usize);
+        let p = hulls[b][k];
+        let earlier_in = k == 0 || hulls[b][k - 1].codewords <= walk.cum[b];
+        if p.codewords <= walk.cum[b] || !earlier_in {
+            continue;
+        }
+        if walk.size_with(b, p.codewords) <= budget {
+            walk.set(b, p.codewords);
+            walk.included += gain(&hulls[b], k);
+        } else {
+            walk.fill_prefix(b, p.codewords - 1, budget);
+        }
     }
 }
 
@@ -328,5 +363,36 @@ mod tests {
         for (got, want) in a.bytes.iter().zip([2_000u64, 5_000, 9_001]) {
             assert!(*got <= want && *got + 3 >= want, "{got} vs {want}");
         }
+    }
+
+    /// The steepest block left out sits alone in a resolution whose segment
+    /// is still empty: even one codeword of it needs a 4-byte CRC that the
+    /// budget cannot pay, so a later segment of a block in an open segment
+    /// fills the rest.
+    #[test]
+    fn budgets_are_filled_past_a_segment_that_needs_a_new_crc() {
+        let mut lone = block(&[(10, 5000.0)]);
+        lone.resolution = 1;
+        let blocks = vec![block(&[(20, 1e6), (40, 1e6 + 2000.0)]), lone];
+        let model = SizeModel {
+            fixed_bytes: 100,
+            fixed_index_bits: 0,
+            layers: 1,
+            resolutions: 2,
+        };
+        // 100 + 2 index bytes + 4 CRC + 40 data = 146 after the first
+        // segment; one codeword of the lone block would make it 152.
+        let budget = 151;
+        let a = allocate(&blocks, &[LayerTarget::Bytes(budget)], model, 0.0);
+        assert_eq!(a.counts[1], 0, "the lone block does not fit");
+        assert!(
+            a.counts[0] > 20,
+            "the first block's second segment fills in"
+        );
+        assert!(
+            a.bytes[0] <= budget && a.bytes[0] + 2 > budget,
+            "{}",
+            a.bytes[0]
+        );
     }
 }
