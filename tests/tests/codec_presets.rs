@@ -94,6 +94,14 @@ fn encode(image: &Image, options: &EncodeOptions) -> Vec<u8> {
     codec::encode(image, options, &Backend::Cpu).unwrap().bytes
 }
 
+/// Decoding `bytes` fails on the header field `want`.
+fn assert_bad_field(bytes: &[u8], want: &str) {
+    match decode(bytes) {
+        Err(CodecError::Format(FormatError::BadField { field, .. })) => assert_eq!(field, want),
+        other => panic!("expected a bad `{want}`, got {other:?}"),
+    }
+}
+
 #[test]
 fn natural_presets_are_the_defaults_and_round_trip() {
     for passes in [2, 3] {
@@ -270,31 +278,25 @@ fn header_table_fields_outside_their_version_are_typed_errors() {
     };
     let natural = encode(&image, &plain);
     assert_eq!(preset_of(&natural), (PRESET_NATURAL_LOSSLESS, 0));
-    let bad_field = |bytes: &[u8], want: &str| match decode(bytes) {
-        Err(CodecError::Format(FormatError::BadField { field, .. })) => {
-            assert_eq!(field, want)
-        }
-        other => panic!("expected a bad `{want}`, got {other:?}"),
-    };
     // Version 1 knew preset 0 only and had a reserved byte.
     let mut v1 = natural.clone();
     patch_header(&mut v1, VERSION_AT, 1);
-    bad_field(&v1, "tables");
+    assert_bad_field(&v1, "tables");
     let mut v1 = natural.clone();
     patch_header(&mut v1, TABLES_AT, PRESET_REFERENCE);
     patch_header(&mut v1, ROW_OFFSET_AT, 1);
     patch_header(&mut v1, VERSION_AT, 1);
-    bad_field(&v1, "reserved");
+    assert_bad_field(&v1, "reserved");
     // Version 2: unknown presets, offsets beyond 14, offsets with embedded tables.
     for id in [1, 2, 5, 254] {
         let mut bad = natural.clone();
         patch_header(&mut bad, TABLES_AT, id);
-        bad_field(&bad, "tables");
+        assert_bad_field(&bad, "tables");
     }
     for offset in [15i8, -15, i8::MAX, i8::MIN] {
         let mut bad = natural.clone();
         patch_header(&mut bad, ROW_OFFSET_AT, offset as u8);
-        bad_field(&bad, "table_row_offset");
+        assert_bad_field(&bad, "table_row_offset");
     }
     let custom = EncodeOptions {
         tables: TableChoice::Custom(Box::new(
@@ -306,7 +308,7 @@ fn header_table_fields_outside_their_version_are_typed_errors() {
     assert!(matches!(header_of(&embedded).tables, Tables::Embedded(_)));
     assert_eq!(decode(&embedded).unwrap(), image);
     patch_header(&mut embedded, ROW_OFFSET_AT, 1);
-    bad_field(&embedded, "table_row_offset");
+    assert_bad_field(&embedded, "table_row_offset");
     // Versions around the known ones.
     for version in [0, 3] {
         let mut bad = natural.clone();
@@ -422,20 +424,14 @@ fn adjusted_tables_are_validated() {
     let steps = 2 * (1 + 3 * 5);
     let base_at = 36 + steps;
     assert_eq!(good[base_at], PRESET_NATURAL_LOSSLESS);
-    let bad_field = |bytes: &[u8], want: &str| match decode(bytes) {
-        Err(CodecError::Format(FormatError::BadField { field, .. })) => {
-            assert_eq!(field, want)
-        }
-        other => panic!("expected a bad `{want}`, got {other:?}"),
-    };
     let mut v1 = good.clone();
     patch_header(&mut v1, ROW_OFFSET_AT, 0);
     patch_header(&mut v1, VERSION_AT, 1);
-    bad_field(&v1, "tables");
+    assert_bad_field(&v1, "tables");
     for base in [1, 2, 254, 255] {
         let mut bad = good.clone();
         patch_header(&mut bad, base_at, base);
-        bad_field(&bad, "tables");
+        assert_bad_field(&bad, "tables");
     }
     // Another valid base decodes (to another image).
     let mut other = good.clone();
