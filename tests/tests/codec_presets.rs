@@ -43,15 +43,14 @@ fn natural(lossless: bool) -> TableChoice {
     })
 }
 
-/// A 64x48 crop of the demo photograph.
-fn photo(components: usize) -> Image {
+/// A `w` x `h` crop at (`x`, `y`) of the demo photograph's first `components` planes.
+fn crop(components: usize, x: usize, y: usize, w: usize, h: usize) -> Image {
     let full = demo_image();
-    let (w, h) = (64, 48);
     let planes = full.planes[..components]
         .iter()
         .map(|p| {
             (0..h)
-                .flat_map(|y| p[(y + 150) * full.width + 160..][..w].to_vec())
+                .flat_map(|r| p[(r + y) * full.width + x..][..w].to_vec())
                 .collect()
         })
         .collect();
@@ -61,6 +60,11 @@ fn photo(components: usize) -> Image {
         planes,
         ..full
     }
+}
+
+/// A 64x48 crop of the demo photograph.
+fn photo(components: usize) -> Image {
+    crop(components, 160, 150, 64, 48)
 }
 
 /// `image` at `bits` bits: the 8-bit samples scaled up, the new low bits
@@ -351,23 +355,7 @@ fn preset_ids_name_the_compiled_tables() {
 /// A 192x160 crop of the demo photograph (enough codeblocks for fitted
 /// tables to pay).
 fn large_photo() -> Image {
-    let full = demo_image();
-    let (w, h) = (192, 160);
-    let planes = full
-        .planes
-        .iter()
-        .map(|p| {
-            (0..h)
-                .flat_map(|y| p[(y + 100) * full.width + 100..][..w].to_vec())
-                .collect()
-        })
-        .collect();
-    Image {
-        width: w,
-        height: h,
-        planes,
-        ..full
-    }
+    crop(demo_image().planes.len(), 100, 100, 192, 160)
 }
 
 /// Lossless by default fits the preset to a sample of the blocks, listing
