@@ -78,7 +78,9 @@ pub use lanes_encode::encode_lanes;
 pub use lut::{GroupTables, LutError, ProbabilityTables};
 pub use passes::{pass_count, PassKind, PassSchedule};
 pub use record::{reconstruct_magnitude, squared_error, PassRecord};
-pub use sequential::{encode_sequential, encode_sequential_observed, SymbolClass, SymbolObserver};
+pub use sequential::{
+    encode_sequential, encode_sequential_observed, observe_symbols, SymbolClass, SymbolObserver,
+};
 pub use state::Scratch;
 
 /// Lanes per codeblock (each owns two adjacent columns).

@@ -113,6 +113,34 @@ pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
     params: &CodingParams<'_>,
     scratch: &mut Scratch<ROWS>,
     out: &mut [u16],
+    records: Option<&mut [PassRecord]>,
+    observer: &mut O,
+) -> Result<Encoded, EncodeError> {
+    walk::<true, ROWS, O>(block, params, scratch, out, records, observer)
+}
+
+/// Reports every symbol [`encode_sequential_observed`] would code, in the
+/// same order and with the same classes, bitplanes and contexts, without
+/// coding them. The symbols and their contexts depend only on the
+/// coefficients, never on the arithmetic coder, so counting them (what
+/// table training and the codec's table fit do) needs no coder, no output
+/// and no distortion records, and costs about half as much. The result's
+/// `codewords` is 0.
+pub fn observe_symbols<const ROWS: usize, O: SymbolObserver>(
+    block: &Codeblock<'_>,
+    params: &CodingParams<'_>,
+    scratch: &mut Scratch<ROWS>,
+    observer: &mut O,
+) -> Result<Encoded, EncodeError> {
+    walk::<false, ROWS, O>(block, params, scratch, &mut [], None, observer)
+}
+
+/// The passes of the sequential encoder; `CODE` false only observes.
+fn walk<const CODE: bool, const ROWS: usize, O: SymbolObserver>(
+    block: &Codeblock<'_>,
+    params: &CodingParams<'_>,
+    scratch: &mut Scratch<ROWS>,
+    out: &mut [u16],
     mut records: Option<&mut [PassRecord]>,
     observer: &mut O,
 ) -> Result<Encoded, EncodeError> {
@@ -124,7 +152,7 @@ pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
             passes: 0,
         });
     };
-    let mut enc = Sequential {
+    let mut enc = Sequential::<O, ROWS, CODE> {
         block,
         scratch,
         coders: LaneEncoders::new(),
@@ -151,7 +179,9 @@ pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
             };
         }
     }
-    enc.coders.flush(enc.out);
+    if CODE {
+        enc.coders.flush(enc.out);
+    }
     Ok(Encoded {
         top_bitplane: Some(top),
         codewords: enc.coders.next as usize,
@@ -159,7 +189,10 @@ pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
     })
 }
 
-struct Sequential<'a, 'b, O, const ROWS: usize> {
+/// `CODE`: code the symbols (the encoder) or only report them (the
+/// observer walk); a constant, so the observer walk compiles without the
+/// coder.
+struct Sequential<'a, 'b, O, const ROWS: usize, const CODE: bool> {
     block: &'a Codeblock<'b>,
     scratch: &'a mut Scratch<ROWS>,
     coders: LaneEncoders,
@@ -169,7 +202,18 @@ struct Sequential<'a, 'b, O, const ROWS: usize> {
     three_pass: bool,
 }
 
-impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
+impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, O, ROWS, CODE> {
+    /// Codes `symbol` on lane `t` with probability `p` (nothing when only
+    /// observing).
+    #[inline]
+    fn code(&mut self, t: usize, symbol: bool, p: u8) -> Result<(), EncodeError> {
+        if CODE {
+            self.coders.encode(t, symbol, p, self.out)
+        } else {
+            Ok(())
+        }
+    }
+
     /// Magnitude of lane `t`'s coefficient in step `(y, x)`, `row` being
     /// row `y` of the codeblock (taken once per row, not per symbol).
     #[inline]
@@ -204,7 +248,7 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
             let (k, predicted) = around.context(t);
             let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
             self.observer.symbol(class, j, k, symbol);
-            self.coders.encode(t, symbol, table[k as usize], self.out)?;
+            self.code(t, symbol, table[k as usize])?;
         }
         Ok(())
     }
@@ -236,13 +280,14 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
                     let ctx = around.get(t);
                     let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
                     self.observer.symbol(SymbolClass::Significance, j, ctx, bit);
-                    self.coders
-                        .encode(t, bit, plane.sig[ctx as usize], self.out)?;
+                    self.code(t, bit, plane.sig[ctx as usize])?;
                     // Branch-free: `bit` is hard to predict.
                     newly |= (bit as u32) << t;
                 }
                 if newly != 0 {
-                    decrease += Self::significance_decreases(row, x, newly, j);
+                    if CODE {
+                        decrease += Self::significance_decreases(row, x, newly, j);
+                    }
                     self.scratch.sig[y][x] |= newly;
                     self.signs(y, x, newly, j, &plane.sign, SymbolClass::Sign)?;
                 }
@@ -260,8 +305,10 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
                     let mag = Self::magnitude(row, x, t);
                     let bit = (mag >> j) & 1 != 0;
                     self.observer.symbol(SymbolClass::Refinement, j, 0, bit);
-                    self.coders.encode(t, bit, plane.refine, self.out)?;
-                    decrease += refinement_decrease(mag, j) as i128;
+                    self.code(t, bit, plane.refine)?;
+                    if CODE {
+                        decrease += refinement_decrease(mag, j) as i128;
+                    }
                 }
                 // Significant but not yet refining: refine from the next bitplane on.
                 self.scratch.refine[y][x] |= self.scratch.sig[y][x];
@@ -288,12 +335,13 @@ impl<O: SymbolObserver, const ROWS: usize> Sequential<'_, '_, O, ROWS> {
                     let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
                     self.observer
                         .symbol(SymbolClass::CleanupSignificance, j, ctx, bit);
-                    self.coders
-                        .encode(t, bit, plane.cp_sig[ctx as usize], self.out)?;
+                    self.code(t, bit, plane.cp_sig[ctx as usize])?;
                     newly |= (bit as u32) << t;
                 }
                 if newly != 0 {
-                    decrease += Self::significance_decreases(row, x, newly, j);
+                    if CODE {
+                        decrease += Self::significance_decreases(row, x, newly, j);
+                    }
                     self.scratch.sig[y][x] |= newly;
                     self.scratch.refine[y][x] |= newly;
                     self.signs(y, x, newly, j, &plane.cp_sign, SymbolClass::CleanupSign)?;

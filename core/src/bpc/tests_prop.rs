@@ -103,6 +103,16 @@ impl SymbolObserver for SymbolCounter {
     }
 }
 
+/// Every observed symbol, in order.
+#[derive(Default)]
+struct SymbolLog(Vec<(SymbolClass, u8, u8, bool)>);
+
+impl SymbolObserver for SymbolLog {
+    fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool) {
+        self.0.push((class, bitplane, context, symbol));
+    }
+}
+
 struct Stream {
     enc: Encoded,
     words: Vec<u16>,
@@ -239,6 +249,24 @@ proptest! {
             prop_assert_eq!(e1, Err(EncodeError::OutputTooSmall { capacity: short }));
             prop_assert_eq!(e2, e1);
         }
+    }
+
+    /// The observing walk reports exactly the encoder's symbols.
+    #[test]
+    fn observe_symbols_reports_the_encoders_symbols(seed in any::<u64>()) {
+        let c = case(seed, 24);
+        let block = Codeblock::new(&c.data, c.stride, c.width, c.height).unwrap();
+        let params = CodingParams::new(&c.tables, c.group);
+        let mut scratch = Scratch::<256>::new();
+        let mut coded = SymbolLog::default();
+        let mut words = std::vec![0u16; max_codewords_any(c.width, c.height)];
+        let enc = encode_sequential_observed(&block, &params, &mut scratch, &mut words, None, &mut coded).unwrap();
+        let mut seen = SymbolLog::default();
+        let walked = observe_symbols(&block, &params, &mut scratch, &mut seen).unwrap();
+        prop_assert_eq!(&seen.0, &coded.0);
+        prop_assert_eq!(walked.top_bitplane, enc.top_bitplane);
+        prop_assert_eq!(walked.passes, enc.passes);
+        prop_assert_eq!(walked.codewords, 0);
     }
 
     #[test]

@@ -138,38 +138,22 @@ impl Trainer {
             .into_par_iter()
             .filter(|&i| sampled(i, every))
             .try_fold(
-                || {
-                    (
-                        Trainer::new(mode),
-                        Box::new(Scratch::<MAX_HEIGHT>::new()),
-                        Vec::new(),
-                    )
-                },
-                |(mut t, mut scratch, mut out), i| {
+                || (Trainer::new(mode), Box::new(Scratch::<MAX_HEIGHT>::new())),
+                |(mut t, mut scratch), i| {
                     let block = batch.block(i)?;
-                    out.resize(
-                        bpc::max_codewords(block.width(), block.height(), Some(bpc::MAX_BITPLANE)),
-                        0u16,
-                    );
                     let group = batch.blocks[i].group;
                     let params = CodingParams::new(&uniform, group);
                     let mut observer = Observer {
                         cells: &mut t.cells,
                         group,
                     };
-                    bpc::encode_sequential_observed(
-                        &block,
-                        &params,
-                        &mut scratch,
-                        &mut out,
-                        None,
-                        &mut observer,
-                    )
-                    .map_err(|source| BpcError::Encode { block: i, source })?;
-                    Ok::<_, BpcError>((t, scratch, out))
+                    // Counting needs the symbols, not their coding.
+                    bpc::observe_symbols(&block, &params, &mut scratch, &mut observer)
+                        .map_err(|source| BpcError::Encode { block: i, source })?;
+                    Ok::<_, BpcError>((t, scratch))
                 },
             )
-            .map(|r| r.map(|(t, _, _)| t))
+            .map(|r| r.map(|(t, _)| t))
             .try_reduce(|| Trainer::new(mode), |a, b| Ok(a.merge(b)))?;
         let this = std::mem::replace(self, Trainer::new(mode));
         *self = this.merge(partial);
