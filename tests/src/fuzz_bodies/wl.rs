@@ -105,6 +105,11 @@ pub fn seeds() -> Vec<Vec<u8>> {
     let rgb = Image::from_fn(21, 11, 3, 8, |x, y, c| {
         ((x * 11 + y * 5 + c * 40) % 256) as i32
     });
+    // Noise-like texture: the fit pays on it at this size.
+    let textured = Image::from_fn(96, 80, 1, 8, |x, y, _| {
+        let v = (x * 2654435761usize) ^ (y * 40503usize) ^ (x * y);
+        ((v >> 3) % 64 + x + y) as i32 % 256
+    });
     let options = [
         (&gray, EncodeOptions::lossless()),
         (
@@ -122,6 +127,37 @@ pub fn seeds() -> Vec<Vec<u8>> {
                 passes: 3,
                 early_termination: true,
                 tables: codec::TableChoice::Trained,
+                ..EncodeOptions::default()
+            },
+        ),
+        // Format version 2's table fields: a lossless fit large enough to
+        // write a change list (table code 254), the reference preset, and
+        // an embedded table (255).
+        (
+            &textured,
+            EncodeOptions {
+                tables: codec::TableChoice::Trained,
+                ..EncodeOptions::lossless()
+            },
+        ),
+        (
+            &rgb,
+            EncodeOptions {
+                tables: codec::TableChoice::Preset(codec::tables::PRESET_REFERENCE),
+                ..EncodeOptions::lossless()
+            },
+        ),
+        (
+            &gray,
+            EncodeOptions {
+                target: RateTarget::Bpp(1.0),
+                passes: 2,
+                tables: codec::TableChoice::Custom(Box::new(
+                    wavelane_core::bpc::ProbabilityTables::reference(
+                        wavelane_core::bpc::Mode::TwoPass,
+                    )
+                    .clone(),
+                )),
                 ..EncodeOptions::default()
             },
         ),
