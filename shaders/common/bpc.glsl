@@ -20,7 +20,12 @@
 // probability-table loader.
 
 #define BPC_LANES 32u
+// Rows of the state maps: the includer's, at most 256 (the spec's limit).
+// Shared memory is 4 x 8 bytes per row, and it bounds how many teams an
+// SM holds, so codeblocks of at most 64 rows get their own shaders.
+#ifndef BPC_MAX_ROWS
 #define BPC_MAX_ROWS 256u
+#endif
 #define BPC_TABLE_BITPLANES 15u
 // Per group and bitplane: sig[9], sign[4], ref, cp_sig[9], cp_sign[4].
 #define BPC_ROW_LEN 27u

@@ -12,7 +12,7 @@ use rand::{Rng, RngCore};
 use wavelane::backend::gpu::{Dispatch, Gpu};
 use wavelane::backend::Backend;
 use wavelane::bpc::{cpu as bpc_cpu, gpu as bpc_gpu, BlockDesc, CodeblockBatch, EncodedBatch};
-use wavelane::shaders;
+use wavelane::shaders::{self, Shader};
 use wavelane::vle::{self, VleFile, VleOptions};
 use wavelane_core::bpc::{DecodeLimits, Mode, ProbabilityTables};
 use wavelane_core::vle::{CodeTable, DecodeTable};
@@ -144,10 +144,15 @@ fn gpu_bpc_decode_hostile_streams_match_cpu_and_stay_in_their_codeblocks() {
     });
 }
 
-/// One direct dispatch of `bpc_decode` over a coefficient buffer filled with
-/// [`GUARD`]; returns the buffer and the summaries.
+/// The decoder shaders and the codeblock rows each holds.
+const BPC_DECODERS: [(&Shader, u32); 2] =
+    [(&shaders::BPC_DECODE, 256), (&shaders::BPC_DECODE64, 64)];
+
+/// One direct dispatch of the `bpc_decode` shader over a coefficient
+/// buffer filled with [`GUARD`]; returns the buffer and the summaries.
 fn dispatch_bpc_decode(
     gpu: &Arc<Gpu>,
+    shader: &'static Shader,
     coeff_len: usize,
     descriptors: &[[u32; 4]],
     streams: &[[u32; 4]],
@@ -163,7 +168,7 @@ fn dispatch_bpc_decode(
     let streams = gpu.upload(&streams).unwrap();
     let out = gpu.upload(&vec![GUARD; coeff_len]).unwrap();
     let summary = gpu.upload(&vec![0xdead_beefu32; 4 * n as usize]).unwrap();
-    gpu.run(&[Dispatch::new(&shaders::BPC_DECODE, [n.max(1), 1, 1])
+    gpu.run(&[Dispatch::new(shader, [n.max(1), 1, 1])
         .buffer(&packed)
         .buffer(&blocks)
         .buffer(&tables)
@@ -198,6 +203,12 @@ fn gpu_bpc_decode_shader_bounds_hostile_descriptors() {
         (desc(100, 64, 64, 0), [0, 10, 27, 100], None),
         (desc(100, 10, 64, 4), [0, 10, 27, 100], None),
         (desc(100, 64, 64, 257), [0, 10, 27, 100], None),
+        // Valid for the 256-row shader only.
+        (
+            desc(0, 32, 16, 100),
+            [0, 100, 27, 1000],
+            Some((0, 32, 16, 100)),
+        ),
         (
             desc(200, 64, 64, 4),
             [u32::MAX - 3, u32::MAX, 27, 1000],
@@ -215,8 +226,12 @@ fn gpu_bpc_decode_shader_bounds_hostile_descriptors() {
         ),
     ];
     let packed: Vec<u32> = (0..500u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-    for (d, s, region) in cases {
-        let (out, summary) = dispatch_bpc_decode(&gpu, len, &[d], &[s], &packed);
+    for ((d, s, region), &(shader, rows)) in cases
+        .iter()
+        .flat_map(|c| BPC_DECODERS.iter().map(move |sh| (*c, sh)))
+    {
+        let region = region.filter(|&(_, _, _, h)| h <= rows as usize);
+        let (out, summary) = dispatch_bpc_decode(&gpu, shader, len, &[d], &[s], &packed);
         for (i, &v) in out.iter().enumerate() {
             let allowed = region.is_some_and(|(o, stride, w, h)| {
                 i >= o && i < o + (h - 1) * stride + w && (i - o) % stride < w
@@ -254,18 +269,24 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
         desc(0, 0x4000_0001, 64, 5),
     ];
     for d in end_cases {
-        let (out, summary) = dispatch_bpc_decode(&gpu, len, &[d], &[[0, 300, 27, 1000]], &packed);
-        if let Some(i) = out.iter().position(|&v| v != GUARD) {
-            panic!("descriptor {d:?} wrote {:#x} at {i}", out[i]);
+        for &(shader, _) in &BPC_DECODERS {
+            let (out, summary) =
+                dispatch_bpc_decode(&gpu, shader, len, &[d], &[[0, 300, 27, 1000]], &packed);
+            if let Some(i) = out.iter().position(|&v| v != GUARD) {
+                panic!("descriptor {d:?} wrote {:#x} at {i}", out[i]);
+            }
+            assert_eq!(summary[2], 4, "descriptor {d:?} not refused: {summary:?}");
         }
-        assert_eq!(summary[2], 4, "descriptor {d:?} not refused: {summary:?}");
     }
     // The last region that fits exactly is decoded.
     let d = desc((len - 64) as u32, 64, 64, 1);
-    let (out, summary) = dispatch_bpc_decode(&gpu, len, &[d], &[[0, 300, 27, 1000]], &packed);
-    assert!(summary[2] <= 3, "descriptor {d:?} refused: {summary:?}");
-    assert!(out[..len - 64].iter().all(|&v| v == GUARD));
-    assert!(out[len - 64..].iter().all(|&v| v != GUARD));
+    for &(shader, _) in &BPC_DECODERS {
+        let (out, summary) =
+            dispatch_bpc_decode(&gpu, shader, len, &[d], &[[0, 300, 27, 1000]], &packed);
+        assert!(summary[2] <= 3, "descriptor {d:?} refused: {summary:?}");
+        assert!(out[..len - 64].iter().all(|&v| v == GUARD));
+        assert!(out[len - 64..].iter().all(|&v| v != GUARD));
+    }
 }
 
 // ------------------------------------------------------------ VLE

@@ -1,0 +1,239 @@
+// BPC-PaCo encoder: one workgroup (a team of 32 lanes) per codeblock, the
+// GLSL twin of wavelane_core::bpc::encode_lanes (core lanes_encode.rs).
+//
+// Codeword k of codeblock b goes to scratch[scratch_offsets[b] + k]; the
+// scratch region of b holds caps[b] codewords, the bound of core
+// codeword_bound computed by bpc_measure.comp, so it cannot overflow (an
+// overflow would still only be reported, never written out of bounds).
+// bpc_pack.comp then packs all codeblocks into one stream.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_EXT_shader_16bit_storage : require
+
+layout(local_size_x = 32) in;
+
+layout(set = 0, binding = 0) readonly buffer Coefficients { int coefficients[]; };
+layout(set = 0, binding = 1) readonly buffer Blocks { uvec4 blocks[]; };
+layout(set = 0, binding = 2) readonly buffer Tables { uint bpc_tables[]; };
+layout(set = 0, binding = 3) readonly buffer Tops { uint tops[]; };
+layout(set = 0, binding = 4) readonly buffer Caps { uint caps[]; };
+layout(set = 0, binding = 5) readonly buffer ScratchOffsets { uint scratch_offsets[]; };
+layout(set = 0, binding = 6) writeonly buffer Scratch { uint16_t scratch[]; };
+// Codewords per codeblock (scanned to stream offsets afterwards).
+layout(set = 0, binding = 7) writeonly buffer Counts { uint counts[]; };
+// 0 = coded; see BPC_STATUS_* for the rest.
+layout(set = 0, binding = 8) buffer Status { uint status[]; };
+
+layout(push_constant) uniform Params {
+    uint block_count;
+    uint three_pass;
+} params;
+
+#define BPC_WITH_TABLES
+#include "bpc.glsl"
+
+#define BPC_STATUS_OVERFLOW 3u
+
+// Per-invocation state of this lane's arithmetic coder (core coder.rs).
+uint ac_low = 0u;
+uint ac_size = 0u;
+uint ac_slot = 0u;
+bool ac_opened = false;
+// Slots reserved by the team so far (the same in every lane).
+uint ac_next = 0u;
+uint cap = 0u;
+uint scratch_base = 0u;
+
+void emit(uint slot, uint value) {
+    uint at = scratch_base + slot;
+    if (slot < cap && at < uint(scratch.length())) {
+        scratch[at] = uint16_t(value);
+    }
+}
+
+// One phase: the exhausted visiting lanes take slots in lane order (team
+// ballot + prefix popcount), then every visiting lane codes its symbol.
+// Uniform control flow only.
+void encode_phase(bool visit, bool symbol, uint p, uint lane) {
+    bool need = visit && ac_size == 0u;
+    uint need_mask = bpc_team_ballot(need);
+    if (need) {
+        ac_slot = ac_next + bitCount(need_mask & ((1u << lane) - 1u));
+        ac_low = 0u;
+        ac_size = 0xFFFFu;
+        ac_opened = true;
+    }
+    ac_next += uint(bitCount(need_mask));
+    if (visit) {
+        uint f = bpc_split(ac_size, p);
+        if (symbol) {
+            ac_low += f + 1u;
+            ac_size -= f + 1u;
+        } else {
+            ac_size = f;
+        }
+        if (ac_size == 0u) {
+            emit(ac_slot, ac_low);
+        }
+    }
+}
+
+uint base;
+uint stride;
+uint width;
+// This lane's two magnitudes of the window's row (mag_c) and of the next
+// row, loaded a row ahead so that the load's latency hides behind a row of
+// coding instead of stalling every step.
+uvec2 mag_c;
+uvec2 mag_n;
+
+// |v| of this lane's coefficient in step (y, x), 0 where absent.
+uint magnitude(uint y, uint x, uint lane) {
+    uint c = 2u * lane + x;
+    uint at = base + y * stride + c;
+    if (c >= width || at >= uint(coefficients.length())) {
+        return 0u;
+    }
+    int v = coefficients[at];
+    return uint(v < 0 ? -v : v);
+}
+
+uvec2 row_magnitudes(uint y, uint height, uint lane) {
+    return y < height ? uvec2(magnitude(y, 0u, lane), magnitude(y, 1u, lane)) : uvec2(0u);
+}
+
+// Step (y, x) of the SPP (cleanup = false) or CP of bitplane j, on the row
+// window (common/bpc.glsl). The steps are functions rather than an inner
+// loop over x to keep lavapipe's loop budget (see bpc_team_ballot in
+// common/bpc.glsl) for rows.
+void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
+    uint cand = cleanup ? bpc_pend_c[x] : (bpc_present(width, x) & ~bpc_sig_c[x]);
+    if (cand == 0u) {
+        return;
+    }
+    uint sig_at = cleanup ? BPC_CP_SIG : BPC_SIG;
+    uint sign_at = cleanup ? BPC_CP_SIGN : BPC_SIGN;
+    // Phase A.
+    bool mine = bpc_bit(cand, lane) != 0u;
+    uint ctx = bpc_sig_context(x, lane);
+    bool bit = mine && ((mag_c[x] >> j) & 1u) != 0u;
+    bool spp3 = !cleanup && three;
+    bool visit = mine && !(spp3 && ctx == 0u);
+    encode_phase(visit, bit, bpc_plane[sig_at + ctx], lane);
+    uint newly = bpc_team_ballot(visit && bit);
+    uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
+    // Phase B: signs of the lanes that became significant (the sign context
+    // sees the row before this step's update, like core).
+    if (newly != 0u) {
+        uint sc = bpc_sign_context(x, lane);
+        bool negative = bpc_bit(bpc_neg_c[x], lane) != 0u;
+        bool symbol = negative != ((sc & 4u) != 0u);
+        encode_phase(bpc_bit(newly, lane) != 0u, symbol, bpc_plane[sign_at + (sc & 3u)], lane);
+    }
+    bpc_sig_c[x] |= newly;
+    if (cleanup) {
+        bpc_ref_c[x] |= newly;
+        bpc_pend_c[x] = 0u;
+    } else {
+        bpc_pend_c[x] |= deferred;
+    }
+}
+
+void refinement_step(uint x, uint j, uint lane) {
+    uint visit = bpc_ref_c[x];
+    if (visit != 0u) {
+        bool mine = bpc_bit(visit, lane) != 0u;
+        bool bit = mine && ((mag_c[x] >> j) & 1u) != 0u;
+        encode_phase(mine, bit, bpc_plane[BPC_REF], lane);
+    }
+    bpc_ref_c[x] = visit | bpc_sig_c[x];
+}
+
+// One pass of bitplane j over the rows: kind BPC_SPP, BPC_MRP or BPC_CP.
+void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
+    bpc_window_start(height);
+    mag_c = row_magnitudes(0u, height, lane);
+    for (uint y = 0u; y < height; y++) {
+        mag_n = row_magnitudes(y + 1u, height, lane);
+        if (kind == BPC_MRP) {
+            refinement_step(0u, j, lane);
+            refinement_step(1u, j, lane);
+        } else {
+            significance_step(0u, j, kind == BPC_CP, three, lane);
+            significance_step(1u, j, kind == BPC_CP, three, lane);
+        }
+        bpc_window_next(y, height, lane);
+        mag_c = mag_n;
+    }
+}
+
+// Marks this lane's negative coefficients of row y, parity x.
+void load_signs(uint y, uint x, uint lane) {
+    uint c = 2u * lane + x;
+    uint at = base + y * stride + c;
+    if (c < width && at < uint(coefficients.length()) && coefficients[at] < 0) {
+        atomicOr(bpc_negative[2u * y + x], 1u << lane);
+    }
+}
+
+void main() {
+    uint lane = bpc_lane();
+    bool three = params.three_pass != 0u;
+    bpc_team_init();
+    // Codeblocks beyond the grid size loop; the condition is per workgroup.
+    for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
+        uvec4 d = blocks[b];
+        uint top = tops[b];
+        if (!bpc_descriptor_ok(d) || top > BPC_MAX_BITPLANE) {
+            // Empty, or refused by bpc_measure.comp (which set the status).
+            if (lane == 0u) {
+                counts[b] = 0u;
+            }
+            continue;
+        }
+        base = d.x;
+        stride = d.y;
+        width = bpc_width(d);
+        uint height = bpc_height(d);
+        uint group = bpc_group(d);
+        cap = caps[b];
+        scratch_base = scratch_offsets[b];
+        ac_low = 0u;
+        ac_size = 0u;
+        ac_slot = 0u;
+        ac_opened = false;
+        ac_next = 0u;
+
+        barrier(); // the previous codeblock is done with the state maps
+        for (uint i = lane; i < 2u * height; i += BPC_LANES) {
+            bpc_sig[i] = 0u;
+            bpc_refine[i] = 0u;
+            bpc_pending[i] = three ? bpc_present(width, i & 1u) : 0u;
+            bpc_negative[i] = 0u;
+        }
+        barrier();
+        for (uint y = 0u; y < height; y++) {
+            load_signs(y, 0u, lane);
+            load_signs(y, 1u, lane);
+        }
+        barrier();
+
+        uint passes = bpc_pass_count(three, top);
+        for (uint i = 0u; i < passes; i++) {
+            uint pass = bpc_pass(three, top, i);
+            uint j = pass >> 8;
+            bpc_load_plane(group, j, lane);
+            code_pass(pass & 0xFFu, j, three, height, lane);
+        }
+        if (ac_opened) {
+            emit(ac_slot, ac_low);
+        }
+        if (lane == 0u) {
+            bool overflow = ac_next > cap;
+            counts[b] = overflow ? 0u : ac_next;
+            if (overflow) {
+                status[b] = BPC_STATUS_OVERFLOW;
+            }
+        }
+    }
+}
