@@ -396,6 +396,13 @@ fn fitted_tables_pay_on_lossless_photographs_and_round_trip() {
     );
     let lossy = encode(&image, &EncodeOptions::bpp(1.0));
     assert_eq!(header_of(&lossy).tables.name(), "natural-lossy");
+    // `Natural` is the wavelet's preset, never fitted: the plain files.
+    assert_eq!(with(TableChoice::Natural), plain);
+    let natural_lossy = EncodeOptions {
+        tables: TableChoice::Natural,
+        ..EncodeOptions::bpp(1.0)
+    };
+    assert_eq!(encode(&image, &natural_lossy), lossy);
 }
 
 /// Adjusted tables are a version 2 structure: a version 1 header cannot

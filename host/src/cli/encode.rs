@@ -125,7 +125,7 @@ impl EncodeArgs {
             layers: self.layers,
             codeblock_height: self.codeblock_height,
             early_termination: self.early_termination,
-            tables: self.table_choice(target),
+            tables: self.table_choice(),
             table_row_offset: self.table_row_offset,
             base_step: self.qstep,
             ..EncodeOptions::default()
@@ -134,18 +134,11 @@ impl EncodeArgs {
 }
 
 impl EncodeArgs {
-    fn table_choice(&self, target: RateTarget) -> TableChoice {
+    fn table_choice(&self) -> TableChoice {
         match (self.train_tables, self.tables) {
             (true, _) | (false, TablesArg::Trained) => TableChoice::Trained,
             (false, TablesArg::Auto) => TableChoice::Default,
-            (false, TablesArg::Natural) => {
-                let path_default = match target {
-                    RateTarget::Lossless => Wavelet::Cdf53,
-                    _ => Wavelet::Fixed97,
-                };
-                let wavelet = self.wavelet.map_or(path_default, WaveletArg::wavelet);
-                TableChoice::Preset(codec::tables::default_preset(wavelet))
-            }
+            (false, TablesArg::Natural) => TableChoice::Natural,
             (false, TablesArg::Reference) => TableChoice::Preset(codec::tables::PRESET_REFERENCE),
         }
     }

@@ -49,6 +49,10 @@ pub enum TableChoice {
     /// did not pay there: docs/benchmarks.md.)
     #[default]
     Default,
+    /// The built-in natural-image preset of the wavelet's path, rows moved to
+    /// the image's scale, never fitted ([`TableChoice::Default`] without the
+    /// lossless fit).
+    Natural,
     /// A built-in preset by id ([`super::tables`]), rows moved to the
     /// image's scale ([`tables::row_offset`]), not fitted.
     Preset(u8),
@@ -289,7 +293,7 @@ fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
     let preset = |id: u8| Tables::preset(id, mode, row_offset);
     let tables = match &o.tables {
         // Trained tables replace these once the codeblocks exist.
-        TableChoice::Default | TableChoice::Trained => {
+        TableChoice::Default | TableChoice::Natural | TableChoice::Trained => {
             preset(tables::default_preset(wavelet)).expect("the default presets exist")
         }
         TableChoice::Preset(id) => match preset(*id) {
