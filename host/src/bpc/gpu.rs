@@ -76,23 +76,21 @@ fn check_range(gpu: &Gpu, what: &str, bytes: u64) -> Result<(), BpcError> {
 /// Codeblock rows the `bpc_encode64` / `bpc_decode64` shaders hold.
 const SHORT_ROWS: usize = 64;
 
-enum Coder {
-    Encode,
-    Decode,
-}
-
-/// The coding shader for `batch`: the 64-row variant when every codeblock
-/// fits it. Its state maps take a quarter of the shared memory of the
-/// 256-row one, so an SM holds more teams: on an H200 it coded the
-/// reference sample 2.4x faster (docs/perf-notes.md). Both give the same
-/// bytes; the shaders themselves refuse a codeblock taller than theirs.
-fn coder_shader(batch: &CodeblockBatch, coder: Coder) -> &'static Shader {
-    let short = batch.blocks.iter().all(|d| d.height <= SHORT_ROWS);
-    match (coder, short) {
-        (Coder::Encode, true) => &shaders::BPC_ENCODE64,
-        (Coder::Encode, false) => &shaders::BPC_ENCODE,
-        (Coder::Decode, true) => &shaders::BPC_DECODE64,
-        (Coder::Decode, false) => &shaders::BPC_DECODE,
+/// `short` (a 64-row coding shader) when every codeblock of `batch` fits
+/// it, else `tall` (its 256-row build). The 64-row state maps take a
+/// quarter of the shared memory, so an SM holds more teams: on an H200 they
+/// coded the reference sample 2.4x faster (docs/perf-notes.md). Both give
+/// the same bytes; the shaders themselves refuse a codeblock taller than
+/// theirs.
+fn for_heights(
+    batch: &CodeblockBatch,
+    short: &'static Shader,
+    tall: &'static Shader,
+) -> &'static Shader {
+    if batch.blocks.iter().all(|d| d.height <= SHORT_ROWS) {
+        short
+    } else {
+        tall
     }
 }
 
@@ -171,19 +169,20 @@ pub fn encode(
     let packed_words = capacity.div_ceil(2).max(1);
     let packed = gpu.uninit::<u32>(packed_words)?;
     let scan2 = gpu.scan_scratch(n as u32)?;
-    let mut run2 = vec![
-        Dispatch::new(coder_shader(batch, Coder::Encode), [groups_for(n), 1, 1])
-            .buffer(&coefficients)
-            .buffer(&blocks)
-            .buffer(&table_buf)
-            .buffer(&tops)
-            .buffer(&caps)
-            .buffer(&scratch_offsets)
-            .buffer(&scratch)
-            .buffer(&counts)
-            .buffer(&status)
-            .push(&[n as u32, three_pass(tables)]),
-    ];
+    let mut run2 = vec![Dispatch::new(
+        for_heights(batch, &shaders::BPC_ENCODE64, &shaders::BPC_ENCODE),
+        [groups_for(n), 1, 1],
+    )
+    .buffer(&coefficients)
+    .buffer(&blocks)
+    .buffer(&table_buf)
+    .buffer(&tops)
+    .buffer(&caps)
+    .buffer(&scratch_offsets)
+    .buffer(&scratch)
+    .buffer(&counts)
+    .buffer(&status)
+    .push(&[n as u32, three_pass(tables)])];
     run2.extend(gpu.scan_dispatches(&counts, n as u32, &scan2)?);
     let pack_groups = (packed_words.div_ceil(PACK_WORKGROUP as u64) as u32).clamp(1, MAX_GROUPS);
     run2.push(
@@ -314,16 +313,17 @@ pub fn decode(
     let stream_buf = gpu.upload(&streams)?;
     let out = gpu.zeroed::<i32>(like.coefficients.len() as u64)?;
     let summary = gpu.zeroed::<u32>(4 * n as u64)?;
-    let t = gpu.run(&[
-        Dispatch::new(coder_shader(like, Coder::Decode), [groups_for(n), 1, 1])
-            .buffer(&packed)
-            .buffer(&blocks)
-            .buffer(&table_buf)
-            .buffer(&stream_buf)
-            .buffer(&out)
-            .buffer(&summary)
-            .push(&[n as u32, three_pass(tables)]),
-    ])?;
+    let t = gpu.run(&[Dispatch::new(
+        for_heights(like, &shaders::BPC_DECODE64, &shaders::BPC_DECODE),
+        [groups_for(n), 1, 1],
+    )
+    .buffer(&packed)
+    .buffer(&blocks)
+    .buffer(&table_buf)
+    .buffer(&stream_buf)
+    .buffer(&out)
+    .buffer(&summary)
+    .push(&[n as u32, three_pass(tables)])])?;
     let summary = gpu.download(&summary)?;
     let mut decoded = Vec::with_capacity(n);
     for (block, s) in summary.chunks_exact(4).enumerate() {

@@ -136,7 +136,7 @@ fn bpc(a: BpcBenchArgs) -> CliResult {
 
 /// How long every timed GPU submission of a benchmark is preceded by busy
 /// work ([`crate::backend::Gpu::set_clock_warm_up`]).
-pub(super) const CLOCK_WARM_UP: std::time::Duration = std::time::Duration::from_millis(200);
+const CLOCK_WARM_UP: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The backend a benchmark runs on; a GPU gets the clock warm-up, so that
 /// kernels timed after a pause of the host (checking a result, preparing
