@@ -484,7 +484,34 @@ pub fn encode(
     seconds.quantize = t.elapsed().as_secs_f64() - seconds.transform;
 
     let t = Instant::now();
-    let coded = entropy::encode(&header, &mut batch, &shifts, backend)?;
+    let mut header = header;
+    let mut coded = entropy::encode(&header, &mut batch, &shifts, backend)?;
+    let mut points = rate_points(&header, &blocks, &coded.records, &shifts, real.as_deref());
+    let fit_lossy = options.tables == TableChoice::Default
+        && !header.block_shifts
+        && matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_));
+    if fit_lossy {
+        // Fit the preset to the symbols the file will code (the passes the
+        // allocation keeps), recode, and keep the result if rate control
+        // predicts a better file with it (docs/benchmarks.md, 2026-11-24).
+        let first = first_allocation(&header, &coded, &points, options.target, image)?;
+        if let Some(tables) = truncation_fit(&header, &batch, &coded.records, &first, options)? {
+            let fitted = Header {
+                tables,
+                ..header.clone()
+            };
+            let recoded = entropy::encode(&fitted, &mut batch, &shifts, backend)?;
+            let recoded_points =
+                rate_points(&fitted, &blocks, &recoded.records, &shifts, real.as_deref());
+            let second =
+                first_allocation(&fitted, &recoded, &recoded_points, options.target, image)?;
+            if improves(&first, &second, options.target) {
+                header = fitted;
+                coded = recoded;
+                points = recoded_points;
+            }
+        }
+    }
     drop(batch);
     seconds.entropy = t.elapsed().as_secs_f64();
 
@@ -492,39 +519,11 @@ pub fn encode(
     let mut index = BlockIndex::new(blocks.len(), header.layers as usize);
     index.tops.clone_from(&coded.encoded.tops);
     index.shifts = shifts;
-    let mut passes = Vec::with_capacity(blocks.len());
-    let mut total = 0.0;
-    let mut noise_real = 0.0;
-    for (i, b) in blocks.iter().enumerate() {
-        let weight = block_weight(&header, b) * (4f64).powi(index.shifts[i] as i32);
-        let records = &coded.records[i];
-        let decrease: Vec<f64> = match &real {
-            Some(real) => {
-                let d = distortion::pass_decreases(records, &real[i], weight);
-                let energy = real[i].energy * weight;
-                noise_real += energy - d.last().copied().unwrap_or(0.0);
-                total += energy;
-                d
-            }
-            None => {
-                let mut acc = 0.0;
-                let d: Vec<f64> = records
-                    .iter()
-                    .map(|r| {
-                        acc += r.distortion_decrease as f64 * weight;
-                        acc
-                    })
-                    .collect();
-                total += acc;
-                d
-            }
-        };
-        passes.push(BlockPasses {
-            codewords: records.iter().map(|r| r.codewords).collect(),
-            decrease,
-            resolution: b.resolution as usize,
-        });
-    }
+    let RatePoints {
+        passes,
+        total,
+        noise: noise_real,
+    } = points;
     // With real-valued decreases the distortion left after every pass is
     // known exactly (it replaces the quantizer's estimate).
     let noise = if real.is_some() { noise_real } else { noise };
@@ -644,6 +643,144 @@ pub fn encode(
         seconds,
     };
     Ok(Encoded { bytes, report })
+}
+
+/// Every block's rate-distortion points, and the distortion totals.
+struct RatePoints {
+    passes: Vec<BlockPasses>,
+    /// Sum of every block's full decrease (real-valued: its energy).
+    total: f64,
+    /// Distortion left with every pass included (real-valued decreases only).
+    noise: f64,
+}
+
+fn rate_points(
+    header: &Header,
+    blocks: &[BlockGeometry],
+    records: &[Vec<wavelane_core::bpc::PassRecord>],
+    shifts: &[u8],
+    real: Option<&[distortion::BlockDistortion]>,
+) -> RatePoints {
+    let mut passes = Vec::with_capacity(blocks.len());
+    let mut total = 0.0;
+    let mut noise = 0.0;
+    for (i, b) in blocks.iter().enumerate() {
+        let weight = block_weight(header, b) * (4f64).powi(shifts[i] as i32);
+        let records = &records[i];
+        let decrease: Vec<f64> = match real {
+            Some(real) => {
+                let d = distortion::pass_decreases(records, &real[i], weight);
+                let energy = real[i].energy * weight;
+                noise += energy - d.last().copied().unwrap_or(0.0);
+                total += energy;
+                d
+            }
+            None => {
+                let mut acc = 0.0;
+                let d: Vec<f64> = records
+                    .iter()
+                    .map(|r| {
+                        acc += r.distortion_decrease as f64 * weight;
+                        acc
+                    })
+                    .collect();
+                total += acc;
+                d
+            }
+        };
+        passes.push(BlockPasses {
+            codewords: records.iter().map(|r| r.codewords).collect(),
+            decrease,
+            resolution: b.resolution as usize,
+        });
+    }
+    RatePoints {
+        passes,
+        total,
+        noise,
+    }
+}
+
+/// The allocation of a single-layer file for `target` (lossy targets only;
+/// for `--psnr`, the first of the encoder's rounds): where the lossy table
+/// fit learns which passes each block will code.
+fn first_allocation(
+    header: &Header,
+    coded: &entropy::Coded,
+    points: &RatePoints,
+    target: RateTarget,
+    image: &Image,
+) -> Result<Allocation, CodecError> {
+    let mut index = BlockIndex::new(coded.encoded.tops.len(), 1);
+    index.tops.clone_from(&coded.encoded.tops);
+    let model = SizeModel {
+        layers: 1,
+        ..size_model(header, &index)?
+    };
+    let peak = ((1u64 << header.bit_depth) - 1) as f64;
+    let layer = match target {
+        RateTarget::Bpp(bpp) => {
+            LayerTarget::Bytes((bpp * (image.width * image.height) as f64 / 8.0).floor() as u64)
+        }
+        RateTarget::Psnr(p) => {
+            let wanted = peak * peak * image.samples() as f64 / 10f64.powf(p / 10.0);
+            LayerTarget::Distortion((wanted - points.noise).max(0.0))
+        }
+        RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
+    };
+    let total = points.total - points.noise;
+    Ok(allocate(&points.passes, &[layer], model, total))
+}
+
+/// Whether allocation `second` is better than `first` for `target`: less
+/// distortion left for a byte target, fewer bytes for a distortion target.
+fn improves(first: &Allocation, second: &Allocation, target: RateTarget) -> bool {
+    let last = |a: &Allocation| {
+        (
+            a.remaining.last().copied().unwrap_or(0.0),
+            a.bytes.last().copied().unwrap_or(0),
+        )
+    };
+    let ((d1, b1), (d2, b2)) = (last(first), last(second));
+    match target {
+        RateTarget::Psnr(_) => b2 < b1,
+        _ => d2 < d1,
+    }
+}
+
+/// The preset fitted to the symbols `first` would code (each block's passes
+/// through its last complete one), or `None` when the fit does not pay.
+fn truncation_fit(
+    header: &Header,
+    batch: &CodeblockBatch,
+    records: &[Vec<wavelane_core::bpc::PassRecord>],
+    first: &Allocation,
+    options: &EncodeOptions,
+) -> Result<Option<Tables>, CodecError> {
+    use crate::bpc::train::{BlockSymbols, Trainer};
+    let which: Vec<BlockSymbols> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let kept = first.counts[i];
+            match r.iter().take_while(|p| p.codewords <= kept).last() {
+                Some(p) if kept > 0 => BlockSymbols::Through {
+                    kind: p.kind,
+                    bitplane: p.bitplane,
+                },
+                _ => BlockSymbols::None,
+            }
+        })
+        .collect();
+    let mut trainer = Trainer::new(header.mode());
+    trainer.add_batch_selected(batch, &which)?;
+    let fitted = tables::fitted(
+        &header.tables,
+        &trainer,
+        options.table_row_offset,
+        &[1.0; wavelane_core::bpc::GROUPS],
+    );
+    Ok((fitted != header.tables).then_some(fitted))
 }
 
 /// The truncation-independent parts of the file size.
