@@ -13,8 +13,8 @@
 use image::DynamicImage;
 use rayon::prelude::*;
 use wavelane_core::bpc::{
-    self, CodingParams, GroupTables, Mode, PassKind, ProbabilityTables, Scratch, SymbolClass, SymbolObserver,
-    GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
+    self, CodingParams, GroupTables, Mode, PassKind, ProbabilityTables, Scratch, SymbolClass,
+    SymbolObserver, GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
 };
 use wavelane_core::dwt::{self, Cdf53, Fixed97, ImageLayout};
 

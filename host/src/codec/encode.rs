@@ -485,8 +485,10 @@ pub fn encode(
 
     let t = Instant::now();
     let mut header = header;
-    let mut coded = entropy::encode(&header, &mut batch, &shifts, backend)?;
-    let mut points = rate_points(&header, &blocks, &coded.records, &shifts, real.as_deref());
+    // Rate control that truncates may cut a block after any codeword.
+    let cuts = real.is_some();
+    let mut coded = entropy::encode(&header, &mut batch, &shifts, cuts, backend)?;
+    let mut points = rate_points(&header, &blocks, &coded, &shifts, real.as_deref());
     let fit_lossy = options.tables == TableChoice::Default
         && !header.block_shifts
         && matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_));
@@ -500,9 +502,8 @@ pub fn encode(
                 tables,
                 ..header.clone()
             };
-            let recoded = entropy::encode(&fitted, &mut batch, &shifts, backend)?;
-            let recoded_points =
-                rate_points(&fitted, &blocks, &recoded.records, &shifts, real.as_deref());
+            let recoded = entropy::encode(&fitted, &mut batch, &shifts, cuts, backend)?;
+            let recoded_points = rate_points(&fitted, &blocks, &recoded, &shifts, real.as_deref());
             let second =
                 first_allocation(&fitted, &recoded, &recoded_points, options.target, image)?;
             if improves(&first, &second, options.target) {
@@ -654,10 +655,13 @@ struct RatePoints {
     noise: f64,
 }
 
+/// Every block's candidate truncation points: the ends of its passes, or
+/// with real-valued decreases and the coder's cut decreases, every codeword
+/// count (see [`cut_points`]).
 fn rate_points(
     header: &Header,
     blocks: &[BlockGeometry],
-    records: &[Vec<wavelane_core::bpc::PassRecord>],
+    coded: &entropy::Coded,
     shifts: &[u8],
     real: Option<&[distortion::BlockDistortion]>,
 ) -> RatePoints {
@@ -666,13 +670,17 @@ fn rate_points(
     let mut noise = 0.0;
     for (i, b) in blocks.iter().enumerate() {
         let weight = block_weight(header, b) * (4f64).powi(shifts[i] as i32);
-        let records = &records[i];
+        let records = &coded.records[i];
         let decrease: Vec<f64> = match real {
             Some(real) => {
                 let d = distortion::pass_decreases(records, &real[i], weight);
                 let energy = real[i].energy * weight;
                 noise += energy - d.last().copied().unwrap_or(0.0);
                 total += energy;
+                if let Some(cuts) = coded.cuts.get(i) {
+                    passes.push(cut_points(records, &d, cuts, b.resolution as usize));
+                    continue;
+                }
                 d
             }
             None => {
@@ -698,6 +706,58 @@ fn rate_points(
         passes,
         total,
         noise,
+    }
+}
+
+/// A block's rate-distortion points at every codeword count `m` in
+/// `1..=n`: a decoder given `m` codewords decodes everything before the
+/// symbol that opens slot `m` (spec section 8), which is more than the
+/// passes completed by then; `cuts[m]` is that decrease in index units.
+/// Real-valued decreases are known per pass (`pass_real`, cumulative), so
+/// the pass a cut falls in gets the share of its real decrease that the
+/// cut's index-domain decrease has of the pass's.
+fn cut_points(
+    records: &[wavelane_core::bpc::PassRecord],
+    pass_real: &[f64],
+    cuts: &[f64],
+    resolution: usize,
+) -> BlockPasses {
+    let n = records.last().map_or(0, |r| r.codewords as usize);
+    let mut codewords = Vec::with_capacity(n);
+    let mut decrease = Vec::with_capacity(n);
+    let mut pass_index = Vec::with_capacity(records.len());
+    let mut acc = 0.0;
+    for r in records {
+        acc += r.distortion_decrease as f64;
+        pass_index.push(acc);
+    }
+    let mut p = 0;
+    for (m, &cut) in cuts.iter().enumerate().take(n).skip(1) {
+        // The pass that opens slot m: the first that ends with more slots.
+        while p + 1 < records.len() && records[p].codewords as usize <= m {
+            p += 1;
+        }
+        let (real0, index0) = match p {
+            0 => (0.0, 0.0),
+            _ => (pass_real[p - 1], pass_index[p - 1]),
+        };
+        let index_span = pass_index[p] - index0;
+        let share = if index_span > 0.0 {
+            ((cut - index0) / index_span).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        codewords.push(m as u32);
+        decrease.push(real0 + share * (pass_real[p] - real0));
+    }
+    if n > 0 {
+        codewords.push(n as u32);
+        decrease.push(pass_real.last().copied().unwrap_or(0.0));
+    }
+    BlockPasses {
+        codewords,
+        decrease,
+        resolution,
     }
 }
 
