@@ -79,9 +79,9 @@ pub struct EncodeArgs {
     /// Wavelet (default: 53 lossless, 97i lossy).
     #[arg(long, value_enum)]
     pub wavelet: Option<WaveletArg>,
-    /// Codeblock height (the width is always 64).
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub codeblock_height: u16,
+    /// Codeblock height (the width is always 64; default 64 lossless, 256 lossy).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub codeblock_height: Option<u16>,
     /// Skip coding bitplanes rate control is predicted to drop (faster, may cost a little PSNR).
     #[arg(long)]
     pub early_termination: bool,
