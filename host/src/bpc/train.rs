@@ -446,6 +446,61 @@ mod tests {
             .all(|g| *g == GroupTables::UNIFORM));
     }
 
+    /// Counting through a pass counts the symbols of that pass and the ones
+    /// before it, in coding order, and nothing after; `All` is `add_batch`.
+    #[test]
+    fn selected_passes_count_a_prefix_of_the_symbols() {
+        // 3-pass, M = 2: CP 2, then SPP, MRP, CP of bitplanes 1 and 0.
+        let coefficients: Vec<i32> = (0..64 * 4).map(|i| [0, 5, -3, 1, 0, 0, 2][i % 7]).collect();
+        let batch = CodeblockBatch {
+            coefficients,
+            blocks: vec![BlockDesc {
+                offset: 0,
+                stride: 64,
+                width: 64,
+                height: 4,
+                group: 3,
+            }],
+        };
+        let count = |which: BlockSymbols| {
+            let mut t = Trainer::new(Mode::ThreePass);
+            t.add_batch_selected(&batch, &[which]).unwrap();
+            t
+        };
+        let mut all = Trainer::new(Mode::ThreePass);
+        all.add_batch(&batch).unwrap();
+        assert_eq!(count(BlockSymbols::All).symbols(), all.symbols());
+        assert_eq!(count(BlockSymbols::None).symbols(), 0);
+        let through = |kind, bitplane| count(BlockSymbols::Through { kind, bitplane });
+        let top = through(PassKind::Cleanup, 2);
+        // The top pass codes every coefficient once, plus the signs of the
+        // newly significant (|v| >= 4).
+        let at_top = 64 * 4 + (0..64 * 4).filter(|i| i % 7 == 1).count() as u64;
+        assert_eq!(top.symbols(), at_top);
+        let order = [
+            (PassKind::Cleanup, 2),
+            (PassKind::Significance, 1),
+            (PassKind::Refinement, 1),
+            (PassKind::Cleanup, 1),
+            (PassKind::Significance, 0),
+            (PassKind::Refinement, 0),
+            (PassKind::Cleanup, 0),
+        ];
+        let counts: Vec<u64> = order
+            .iter()
+            .map(|&(k, j)| through(k, j).symbols())
+            .collect();
+        assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+        assert_eq!(*counts.last().unwrap(), all.symbols());
+        // Bitplane 1's refinement symbols appear once its MRP is counted.
+        let refine_1 = |t: &Trainer| t.counts(3, SymbolClass::Refinement, 1, 0).1;
+        assert_eq!(refine_1(&through(PassKind::Significance, 1)), 0);
+        assert!(refine_1(&through(PassKind::Refinement, 1)) > 0);
+        // One selection per block.
+        let mut t = Trainer::new(Mode::ThreePass);
+        assert!(t.add_batch_selected(&batch, &[]).is_err());
+    }
+
     #[test]
     fn probabilities_are_the_cheapest_for_the_counts() {
         // Row 0 is 0, 1, 0 and row 1 all zero; M = 0, every coefficient

@@ -944,3 +944,46 @@ fn quantize(
         .sum();
     (out, noise)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavelane_core::bpc::{PassKind, PassRecord};
+
+    fn record(kind: PassKind, bitplane: u8, codewords: u32, decrease: i128) -> PassRecord {
+        PassRecord {
+            kind,
+            bitplane,
+            codewords,
+            distortion_decrease: decrease,
+        }
+    }
+
+    /// Cut points: one per codeword count, the pass ends' real values where
+    /// a cut decodes exactly a pass, shares of a pass in between, the whole
+    /// block at the end.
+    #[test]
+    fn cut_points_interpolate_real_decreases_within_passes() {
+        // Pass 0 opens slots 0..2 (index decrease 100), pass 1 slot 2 (0:
+        // nothing to share), pass 2 slots 3..6 (decrease 60).
+        let records = [
+            record(PassKind::Cleanup, 2, 2, 100),
+            record(PassKind::Significance, 1, 3, 0),
+            record(PassKind::Refinement, 1, 6, 60),
+        ];
+        let real = [200.0, 200.0, 230.0];
+        // Before slot m opens: slot 1 inside pass 0 (40 of 100 decoded),
+        // slot 2 after pass 0 (100), slots 3, 4, 5 inside pass 2.
+        let cuts = [0.0, 40.0, 100.0, 100.0, 130.0, 145.0];
+        let p = cut_points(&records, &real, &cuts, 3);
+        assert_eq!(p.codewords, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(p.resolution, 3);
+        let want = [80.0, 200.0, 200.0, 215.0, 222.5, 230.0];
+        for (got, want) in p.decrease.iter().zip(want) {
+            assert!((got - want).abs() < 1e-9, "{:?}", p.decrease);
+        }
+        // An empty block has no points.
+        let empty = cut_points(&[], &[], &[], 0);
+        assert!(empty.codewords.is_empty() && empty.decrease.is_empty());
+    }
+}

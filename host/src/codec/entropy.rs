@@ -100,19 +100,24 @@ fn encode_batch(
     tables: &ProbabilityTables,
     cuts: bool,
     backend: &Backend,
-) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>, Vec<CutDecreases>), CodecError> {
+) -> Result<Coded, CodecError> {
     // Rate control needs every block's per-pass records, which only the
     // CPU driver produces; coding on the GPU as well would double the
     // work, so both backends code codeblocks on the CPU (the GPU backend
     // runs the DWT and decodes codeblocks on the GPU).
     let _ = backend;
-    Ok(if cuts {
+    let (encoded, records, cuts) = if cuts {
         let (encoded, (records, cuts)) = cpu::encode_with_cuts(batch, tables)?;
         (encoded, records, cuts)
     } else {
         let (encoded, records) =
             cpu::encode_with_records(batch, tables, cpu::CoreForm::Sequential)?;
         (encoded, records, Vec::new())
+    };
+    Ok(Coded {
+        encoded,
+        records,
+        cuts,
     })
 }
 
@@ -135,12 +140,7 @@ pub(crate) fn encode(
         } else {
             shifted_tables(tables, shift)
         };
-        let (encoded, records, cuts) = encode_batch(batch, &t, cuts, backend)?;
-        return Ok(Coded {
-            encoded,
-            records,
-            cuts,
-        });
+        return encode_batch(batch, &t, cuts, backend);
     }
     let n = batch.blocks.len();
     // Each block's top bitplane, codewords, pass records and cut decreases.
@@ -154,14 +154,13 @@ pub(crate) fn encode(
         };
         let result = encode_batch(&sub, &shifted_tables(tables, shift), cuts, backend);
         batch.coefficients = sub.coefficients;
-        let (encoded, mut records, mut block_cuts) = result?;
+        let mut sub_coded = result?;
         for (k, &i) in members.iter().enumerate() {
-            let (top, words) = encoded.block(k);
-            let cut = block_cuts
-                .get_mut(k)
-                .map(std::mem::take)
-                .unwrap_or_default();
-            parts[i] = Some((top, words.to_vec(), std::mem::take(&mut records[k]), cut));
+            let (top, words) = sub_coded.encoded.block(k);
+            let words = words.to_vec();
+            let records = std::mem::take(&mut sub_coded.records[k]);
+            let cut = sub_coded.cuts.get_mut(k).map(std::mem::take);
+            parts[i] = Some((top, words, records, cut.unwrap_or_default()));
         }
     }
     let mut coded = Coded {

@@ -48,8 +48,8 @@ mod transform;
 
 pub use decode::{decode, DecodeOptions, DecodeReport, Decoded};
 pub use encode::{
-    encode, EncodeOptions, EncodeReport, Encoded, RateTarget, TableChoice, LOSSLESS_CODEBLOCK_HEIGHT,
-    LOSSY_CODEBLOCK_HEIGHT,
+    encode, EncodeOptions, EncodeReport, Encoded, RateTarget, TableChoice,
+    LOSSLESS_CODEBLOCK_HEIGHT, LOSSY_CODEBLOCK_HEIGHT,
 };
 pub use format::{ColourTransform, FormatError};
 pub use metrics::{mse, psnr};
