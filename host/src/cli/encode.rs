@@ -38,7 +38,8 @@ impl WaveletArg {
 /// The probability tables, on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TablesArg {
-    /// The natural-image preset; lossless: fitted to a quarter of the image's codeblocks.
+    /// The natural-image preset, fitted where it pays: lossless to (a sample of) the codeblocks,
+    /// lossy to the passes rate control keeps.
     Auto,
     /// The natural-image preset as it is (trained on photographs with the codec's own path).
     Natural,

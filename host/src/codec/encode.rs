@@ -44,9 +44,11 @@ pub enum TableChoice {
     /// The built-in natural-image preset of the wavelet's path
     /// ([`tables::default_preset`]), rows moved to the image's scale; for
     /// lossless targets fitted like [`TableChoice::Trained`], on large
-    /// images on a sample of the codeblocks ([`tables::lossless_fit_sample`]).
-    /// (Lossy targets code only part of the symbols such a fit sees, and it
-    /// did not pay there: docs/benchmarks.md.)
+    /// images on a sample of the codeblocks ([`tables::lossless_fit_sample`]);
+    /// for `--bpp` and `--psnr` targets (without early termination) fitted to
+    /// the symbols of the passes a first allocation keeps, and kept when rate
+    /// control predicts a better file (a fit on every symbol did not pay
+    /// there: docs/benchmarks.md).
     #[default]
     Default,
     /// The built-in natural-image preset of the wavelet's path, rows moved to
