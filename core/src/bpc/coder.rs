@@ -100,6 +100,12 @@ impl LaneEncoders {
         mask
     }
 
+    /// Whether lane `t` reserves a slot for its next symbol.
+    #[inline]
+    pub fn needs_slot(&self, t: usize) -> bool {
+        self.size[t] == 0
+    }
+
     /// Encodes `symbol` with probability `p` on lane `t`, reserving the next
     /// slot itself when needed (the sequential form: lanes call this in
     /// canonical order, which is the reservation order).

@@ -30,9 +30,35 @@ pub enum SymbolClass {
 
 /// Sees every symbol the sequential encoder codes, in canonical order: what
 /// the table trainer counts. `()` observes nothing.
+///
+/// An observer with [`SymbolObserver::TRACE`] also learns, while the
+/// encoder codes ([`encode_sequential_observed`]; not [`observe_symbols`]),
+/// where each codeword slot is opened and what each symbol removes from the
+/// squared error: enough for rate control to know the distortion of the
+/// stream cut after any number of codewords (spec section 8), not only at
+/// pass ends.
 pub trait SymbolObserver {
+    /// Whether the encoder calls [`SymbolObserver::slot`] and
+    /// [`SymbolObserver::decrease`] (a constant, so that other observers
+    /// cost nothing for them).
+    const TRACE: bool = false;
+
     /// One symbol: its table, bitplane, context and value.
     fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool);
+
+    /// The symbol about to be coded opens codeword slot `slot` (slots open
+    /// in increasing order from 0): a decoder given `slot` codewords stops
+    /// right before this symbol, with the decreases reported so far.
+    #[inline]
+    fn slot(&mut self, _slot: u32) {}
+
+    /// The symbol just coded lowered the squared error of the spec's
+    /// reconstruction by `decrease` (index units; negative when a
+    /// refinement moves a coefficient off an exact reconstruction). A
+    /// significance becomes a decrease with its sign symbol: until the sign
+    /// is decoded the decoder keeps the coefficient at 0.
+    #[inline]
+    fn decrease(&mut self, _decrease: i64) {}
 }
 
 impl SymbolObserver for () {
@@ -208,6 +234,9 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
     #[inline]
     fn code(&mut self, t: usize, symbol: bool, p: u8) -> Result<(), EncodeError> {
         if CODE {
+            if O::TRACE && self.coders.needs_slot(t) {
+                self.observer.slot(self.coders.next);
+            }
             self.coders.encode(t, symbol, p, self.out)
         } else {
             Ok(())
@@ -249,6 +278,10 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
             let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
             self.observer.symbol(class, j, k, symbol);
             self.code(t, symbol, table[k as usize])?;
+            if CODE && O::TRACE {
+                let mag = Self::magnitude(self.block.row(y), x, t);
+                self.observer.decrease(significance_decrease(mag, j));
+            }
         }
         Ok(())
     }
@@ -307,7 +340,11 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                     self.observer.symbol(SymbolClass::Refinement, j, 0, bit);
                     self.code(t, bit, plane.refine)?;
                     if CODE {
-                        decrease += refinement_decrease(mag, j) as i128;
+                        let d = refinement_decrease(mag, j);
+                        decrease += d as i128;
+                        if O::TRACE {
+                            self.observer.decrease(d);
+                        }
                     }
                 }
                 // Significant but not yet refining: refine from the next bitplane on.

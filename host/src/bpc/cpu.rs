@@ -31,6 +31,48 @@ struct Block {
     top: Option<u8>,
     words: Vec<u16>,
     records: Vec<PassRecord>,
+    cuts: Vec<f64>,
+}
+
+/// What the encoder reports besides the codewords.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// Nothing.
+    None,
+    /// The per-pass records.
+    Records,
+    /// The records and the decrease at every codeword cut ([`CutDecreases`]).
+    Cuts,
+}
+
+/// The squared-error decrease (index units) of every truncation of a
+/// codeblock's stream: entry `m` is what a decoder given the first `m`
+/// codewords removes (spec section 8), for `m` below the codeword count
+/// (the whole stream removes the block's energy, the sum of its records).
+pub type CutDecreases = Vec<f64>;
+
+/// Collects a [`CutDecreases`] from the sequential encoder's trace.
+#[derive(Default)]
+struct CutTrace {
+    cuts: CutDecreases,
+    decreased: i128,
+}
+
+impl bpc::SymbolObserver for CutTrace {
+    const TRACE: bool = true;
+
+    #[inline]
+    fn symbol(&mut self, _: bpc::SymbolClass, _: u8, _: u8, _: bool) {}
+
+    #[inline]
+    fn slot(&mut self, _slot: u32) {
+        self.cuts.push(self.decreased as f64);
+    }
+
+    #[inline]
+    fn decrease(&mut self, decrease: i64) {
+        self.decreased += decrease as i128;
+    }
 }
 
 fn encode_one(
@@ -38,9 +80,10 @@ fn encode_one(
     i: usize,
     tables: &ProbabilityTables,
     form: CoreForm,
-    with_records: bool,
+    detail: Detail,
     scratch: &mut BigScratch,
 ) -> Result<Block, BpcError> {
+    let with_records = detail != Detail::None;
     let block = batch.block(i)?;
     let err = |source| BpcError::Encode { block: i, source };
     let top = bpc::most_significant_bitplane(&block).map_err(err)?;
@@ -49,9 +92,16 @@ fn encode_one(
     let mut records = [PassRecord::EMPTY; MAX_PASSES];
     let recs = with_records.then_some(&mut records[..]);
     let params = CodingParams::new(tables, batch.blocks[i].group);
-    let enc = match form {
-        CoreForm::Sequential => bpc::encode_sequential(&block, &params, scratch, &mut words, recs),
-        CoreForm::Lanes => bpc::encode_lanes(&block, &params, scratch, &mut words, recs, 32),
+    let mut trace = CutTrace::default();
+    let enc = match (form, detail) {
+        // Only the sequential form reports the symbols' order.
+        (_, Detail::Cuts) => {
+            bpc::encode_sequential_observed(&block, &params, scratch, &mut words, recs, &mut trace)
+        }
+        (CoreForm::Sequential, _) => {
+            bpc::encode_sequential(&block, &params, scratch, &mut words, recs)
+        }
+        (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, scratch, &mut words, recs, 32),
     }
     .map_err(err)?;
     words.truncate(enc.codewords);
@@ -64,19 +114,24 @@ fn encode_one(
         top: enc.top_bitplane,
         words,
         records,
+        cuts: trace.cuts,
     })
 }
+
+/// Every block's records and cut decreases (empty where not asked for).
+type Details = (Vec<Vec<PassRecord>>, Vec<CutDecreases>);
 
 fn encode_blocks(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
     form: CoreForm,
-    with_records: bool,
-) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
+    detail: Detail,
+) -> Result<(EncodedBatch, Details), BpcError> {
+    let with_records = detail != Detail::None;
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()
         .map_init(scratch, |s, i| {
-            encode_one(batch, i, tables, form, with_records, s)
+            encode_one(batch, i, tables, form, detail, s)
         })
         .collect();
     // The error of the first failing codeblock, whatever the thread timing.
@@ -88,6 +143,11 @@ fn encode_blocks(
     };
     out.offsets.push(0);
     let mut records = Vec::with_capacity(if with_records { blocks.len() } else { 0 });
+    let mut cuts = Vec::with_capacity(if detail == Detail::Cuts {
+        blocks.len()
+    } else {
+        0
+    });
     for b in blocks {
         out.tops.push(b.top);
         out.codewords.extend_from_slice(&b.words);
@@ -95,8 +155,11 @@ fn encode_blocks(
         if with_records {
             records.push(b.records);
         }
+        if detail == Detail::Cuts {
+            cuts.push(b.cuts);
+        }
     }
-    Ok((out, records))
+    Ok((out, (records, cuts)))
 }
 
 /// Encodes every codeblock of `batch` with `tables`.
@@ -105,7 +168,7 @@ pub fn encode(
     tables: &ProbabilityTables,
     form: CoreForm,
 ) -> Result<EncodedBatch, BpcError> {
-    encode_blocks(batch, tables, form, false).map(|(e, _)| e)
+    encode_blocks(batch, tables, form, Detail::None).map(|(e, _)| e)
 }
 
 /// [`encode`] plus the per-pass records of every codeblock (for rate control).
@@ -114,7 +177,17 @@ pub fn encode_with_records(
     tables: &ProbabilityTables,
     form: CoreForm,
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
-    encode_blocks(batch, tables, form, true)
+    encode_blocks(batch, tables, form, Detail::Records).map(|(e, (records, _))| (e, records))
+}
+
+/// [`encode_with_records`] plus every block's [`CutDecreases`] (for rate
+/// control that truncates anywhere, not only at pass ends). Always codes
+/// with the sequential form, the one that reports the symbols' order.
+pub fn encode_with_cuts(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<(EncodedBatch, Details), BpcError> {
+    encode_blocks(batch, tables, CoreForm::Sequential, Detail::Cuts)
 }
 
 /// Decodes `encoded` into an array laid out like `like.coefficients` (same

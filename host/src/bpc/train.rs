@@ -13,8 +13,8 @@
 use image::DynamicImage;
 use rayon::prelude::*;
 use wavelane_core::bpc::{
-    self, CodingParams, GroupTables, Mode, ProbabilityTables, Scratch, SymbolClass, SymbolObserver,
-    GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
+    self, CodingParams, GroupTables, Mode, PassKind, ProbabilityTables, Scratch, SymbolClass,
+    SymbolObserver, GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
 };
 use wavelane_core::dwt::{self, Cdf53, Fixed97, ImageLayout};
 
@@ -51,14 +51,59 @@ impl std::fmt::Debug for Trainer {
     }
 }
 
+/// Which symbols of a codeblock a [`Trainer`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockSymbols {
+    /// None.
+    None,
+    /// All of them.
+    All,
+    /// Those of the passes up to and including this one (in coding order:
+    /// bitplanes downwards, SPP, MRP, CP within a bitplane).
+    Through {
+        /// The last pass counted.
+        kind: PassKind,
+        /// Its bitplane.
+        bitplane: u8,
+    },
+}
+
 struct Observer<'a> {
     cells: &'a mut Cells,
     group: usize,
+    /// The last pass counted, as `(bitplane, order of the pass within its
+    /// bitplane)`; `None` counts every symbol.
+    last: Option<(u8, u8)>,
+}
+
+/// Order of a pass within its bitplane (SPP, MRP, CP).
+fn pass_order(kind: PassKind) -> u8 {
+    match kind {
+        PassKind::Significance => 0,
+        PassKind::Refinement => 1,
+        PassKind::Cleanup => 2,
+    }
+}
+
+/// The pass a symbol class is coded in.
+fn class_pass(class: SymbolClass) -> PassKind {
+    match class {
+        SymbolClass::Significance | SymbolClass::Sign => PassKind::Significance,
+        SymbolClass::Refinement => PassKind::Refinement,
+        SymbolClass::CleanupSignificance | SymbolClass::CleanupSign => PassKind::Cleanup,
+    }
 }
 
 impl SymbolObserver for Observer<'_> {
     fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool) {
-        if (bitplane as usize) < TABLE_BITPLANES {
+        let counted = match self.last {
+            None => true,
+            // Bitplanes run downwards, passes upwards within a bitplane.
+            Some((j, order)) => {
+                bitplane > j || bitplane == j && pass_order(class_pass(class)) <= order
+            }
+        };
+        if counted && (bitplane as usize) < TABLE_BITPLANES {
             let cell = &mut self.cells[self.group][class_index(class)][bitplane as usize]
                 [context as usize];
             cell.0 += !symbol as u64;
@@ -131,12 +176,38 @@ impl Trainer {
         batch: &CodeblockBatch,
         every: usize,
     ) -> Result<(), BpcError> {
+        let which: Vec<BlockSymbols> = (0..batch.len())
+            .map(|i| match sampled(i, every) {
+                true => BlockSymbols::All,
+                false => BlockSymbols::None,
+            })
+            .collect();
+        self.add_batch_selected(batch, &which)
+    }
+
+    /// Counts, of every codeblock `i` of `batch`, the symbols `which[i]`
+    /// selects (the lossy table fit counts those a truncated file codes).
+    ///
+    /// Errors: as [`Trainer::add_batch`]; [`BpcError::Mismatch`] when
+    /// `which` does not have one entry per block.
+    pub fn add_batch_selected(
+        &mut self,
+        batch: &CodeblockBatch,
+        which: &[BlockSymbols],
+    ) -> Result<(), BpcError> {
         batch.validate()?;
+        if which.len() != batch.len() {
+            return Err(BpcError::Mismatch(format!(
+                "{} symbol selections for {} codeblocks",
+                which.len(),
+                batch.len()
+            )));
+        }
         let mode = self.mode;
         let uniform = ProbabilityTables::uniform(mode);
         let partial = (0..batch.len())
             .into_par_iter()
-            .filter(|&i| sampled(i, every))
+            .filter(|&i| which[i] != BlockSymbols::None)
             .try_fold(
                 || (Trainer::new(mode), Box::new(Scratch::<MAX_HEIGHT>::new())),
                 |(mut t, mut scratch), i| {
@@ -146,6 +217,12 @@ impl Trainer {
                     let mut observer = Observer {
                         cells: &mut t.cells,
                         group,
+                        last: match which[i] {
+                            BlockSymbols::Through { kind, bitplane } => {
+                                Some((bitplane, pass_order(kind)))
+                            }
+                            _ => None,
+                        },
                     };
                     // Counting needs the symbols, not their coding.
                     bpc::observe_symbols(&block, &params, &mut scratch, &mut observer)
@@ -367,6 +444,61 @@ mod tests {
         assert!(tables.groups()[1..]
             .iter()
             .all(|g| *g == GroupTables::UNIFORM));
+    }
+
+    /// Counting through a pass counts the symbols of that pass and the ones
+    /// before it, in coding order, and nothing after; `All` is `add_batch`.
+    #[test]
+    fn selected_passes_count_a_prefix_of_the_symbols() {
+        // 3-pass, M = 2: CP 2, then SPP, MRP, CP of bitplanes 1 and 0.
+        let coefficients: Vec<i32> = (0..64 * 4).map(|i| [0, 5, -3, 1, 0, 0, 2][i % 7]).collect();
+        let batch = CodeblockBatch {
+            coefficients,
+            blocks: vec![BlockDesc {
+                offset: 0,
+                stride: 64,
+                width: 64,
+                height: 4,
+                group: 3,
+            }],
+        };
+        let count = |which: BlockSymbols| {
+            let mut t = Trainer::new(Mode::ThreePass);
+            t.add_batch_selected(&batch, &[which]).unwrap();
+            t
+        };
+        let mut all = Trainer::new(Mode::ThreePass);
+        all.add_batch(&batch).unwrap();
+        assert_eq!(count(BlockSymbols::All).symbols(), all.symbols());
+        assert_eq!(count(BlockSymbols::None).symbols(), 0);
+        let through = |kind, bitplane| count(BlockSymbols::Through { kind, bitplane });
+        let top = through(PassKind::Cleanup, 2);
+        // The top pass codes every coefficient once, plus the signs of the
+        // newly significant (|v| >= 4).
+        let at_top = 64 * 4 + (0..64 * 4).filter(|i| i % 7 == 1).count() as u64;
+        assert_eq!(top.symbols(), at_top);
+        let order = [
+            (PassKind::Cleanup, 2),
+            (PassKind::Significance, 1),
+            (PassKind::Refinement, 1),
+            (PassKind::Cleanup, 1),
+            (PassKind::Significance, 0),
+            (PassKind::Refinement, 0),
+            (PassKind::Cleanup, 0),
+        ];
+        let counts: Vec<u64> = order
+            .iter()
+            .map(|&(k, j)| through(k, j).symbols())
+            .collect();
+        assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+        assert_eq!(*counts.last().unwrap(), all.symbols());
+        // Bitplane 1's refinement symbols appear once its MRP is counted.
+        let refine_1 = |t: &Trainer| t.counts(3, SymbolClass::Refinement, 1, 0).1;
+        assert_eq!(refine_1(&through(PassKind::Significance, 1)), 0);
+        assert!(refine_1(&through(PassKind::Refinement, 1)) > 0);
+        // One selection per block.
+        let mut t = Trainer::new(Mode::ThreePass);
+        assert!(t.add_batch_selected(&batch, &[]).is_err());
     }
 
     #[test]
