@@ -364,48 +364,45 @@ void main() {
         uint pos = lead + off;
         uint n = pos & 31u; // zero bits standing for the previous invocation's
 #ifdef VLE_SCAN_64 // shaderInt64 is there too
-#define VLE_PACK(EMIT) \
-        uint64_t acc = 0; \
-        [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i++) { \
-            uint e = entry[i]; \
-            uint len = e & 0xffu; \
-            acc = (acc << len) | uint64_t(e >> 8); \
-            n += len; \
-            if (n >= 32u) { \
-                n -= 32u; \
-                uint v = uint(acc >> n); \
-                EMIT; \
-                word++; \
-            } \
-        } \
-        uint tail = n == 0u ? 0u : uint(acc << (32u - n));
+#define VLE_ACC uint64_t acc = 0;
+#define VLE_ACC_SHIFT_IN(len, code) acc = (acc << (len)) | uint64_t(code);
+#define VLE_ACC_BITS(n) uint(acc >> (n))
+#define VLE_ACC_TAIL(n) ((n) == 0u ? 0u : uint(acc << (32u - (n))))
 #else
-#define VLE_PACK(EMIT) \
-        uvec2 acc = uvec2(0u); /* (lo, hi) */ \
-        [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i++) { \
-            uint e = entry[i]; \
+#define VLE_ACC uvec2 acc = uvec2(0u); /* (lo, hi) */
+#define VLE_ACC_SHIFT_IN(len, code) \
+    acc.y = (acc.y << (len)) | ((acc.x >> 1) >> (31u - (len))); \
+    acc.x = (acc.x << (len)) | (code);
+#define VLE_ACC_BITS(n) ((acc.x >> (n)) | ((acc.y << 1) << (31u - (n))))
+#define VLE_ACC_TAIL(n) (acc.x << ((32u - (n)) & 31u))
+#endif
+// One codeword (table entry E) into the accumulator; EMIT stores `v` as
+// word `word` when one is complete.
+#define VLE_PACK_ONE(E, EMIT) { \
+            uint e = (E); \
             uint len = e & 0xffu; \
-            acc.y = (acc.y << len) | ((acc.x >> 1) >> (31u - len)); \
-            acc.x = (acc.x << len) | (e >> 8); \
+            VLE_ACC_SHIFT_IN(len, e >> 8) \
             n += len; \
             if (n >= 32u) { \
                 n -= 32u; \
-                uint v = (acc.x >> n) | ((acc.y << 1) << (31u - n)); \
+                uint v = VLE_ACC_BITS(n); \
                 EMIT; \
                 word++; \
             } \
-        } \
-        uint tail = acc.x << ((32u - n) & 31u);
-#endif
+        }
 
         if (lead + block_bits <= VLE_STAGE_WORDS * 32u) {
             // The usual case: the block-code fits the shared staging buffer
-            // (up to ~9 bits per symbol). Phase 1: plain-store every
+            // (up to 8 bits per symbol). Phase 1: plain-store every
             // completed word.
             bool last_writer = count > 0u
                 && (t == VLE_WORKGROUP - 1u || first + VLE_THREAD_SYMBOLS >= params.n_symbols);
             uint word = pos >> 5;
-            VLE_PACK(if (word < VLE_STAGE_WORDS) s_buf[word] = v)
+            VLE_ACC
+            [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i++) {
+                VLE_PACK_ONE(entry[i], if (word < VLE_STAGE_WORDS) s_buf[word] = v)
+            }
+            uint tail = VLE_ACC_TAIL(n);
             if (last_writer && n > 0u && word < VLE_STAGE_WORDS) {
                 s_buf[word] = tail;
             }
@@ -438,11 +435,22 @@ void main() {
             // alone are plain-stored; its first word when it starts inside
             // one, and its last when it ends inside one, are shared with
             // the neighbours and ORed in.
+            // A rolled loop that reads the symbols again: this path is rare,
+            // and a second unrolled copy of the packing would make the shader
+            // half as large again (instruction cache).
             uint word = p_word + (pos >> 5);
             uint head_word = n != 0u ? word : 0xffffffffu;
-            VLE_PACK(if (word >= params.out_capacity) vle_flag(VLE_ERR_BOUNDS);
-                     else if (word == head_word) atomicOr(out_words[word], vle_bswap(v));
-                     else out_words[word] = vle_bswap(v))
+            VLE_ACC
+            for (uint i = 0u; i < count; i++) {
+                uint at = first + i; // < n_symbols
+                uvec4 x = at / 16u < n_vecs ? input_vecs[at / 16u] : uvec4(0u);
+                uint sym = (x[(at / 4u) % 4u] >> ((at % 4u) * 8u)) & 0xffu;
+                VLE_PACK_ONE(s_table[sym],
+                             if (word >= params.out_capacity) vle_flag(VLE_ERR_BOUNDS);
+                             else if (word == head_word) atomicOr(out_words[word], vle_bswap(v));
+                             else out_words[word] = vle_bswap(v))
+            }
+            uint tail = VLE_ACC_TAIL(n);
             if (count > 0u && n > 0u) {
                 if (word < params.out_capacity) atomicOr(out_words[word], vle_bswap(tail));
                 else vle_flag(VLE_ERR_BOUNDS);

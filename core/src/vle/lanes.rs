@@ -10,9 +10,9 @@
 //!   gives its offset inside the block-code, and the inter-block scan
 //!   ([`super::lookback`]) the block-code's bit position `P` in the stream;
 //! * a block-code that fits the shared staging buffer of [`STAGE_WORDS`]
-//!   32-bit words (with its pre-shift `P mod 32`: up to ~9 bits a symbol,
-//!   so every block of a byte stream's Huffman code except clusters of
-//!   rare symbols) is assembled there. Every invocation packs its
+//!   32-bit words (with its pre-shift `P mod 32`: up to 8 bits a symbol,
+//!   which every block of a byte stream's Huffman code meets except
+//!   clusters of rarer-than-average symbols) is assembled there. Every invocation packs its
 //!   codewords and plain-stores each word it completes (its first word
 //!   holds zeros where the previous invocation's bits go); after a barrier
 //!   it ORs its incomplete last word into the word that the next
@@ -48,9 +48,10 @@ pub const WORKGROUP_SIZE: usize = 128;
 /// Symbols per block-input (one workgroup iteration).
 pub const BLOCK_SYMBOLS: usize = THREAD_SYMBOLS * WORKGROUP_SIZE;
 /// Words of the shared staging buffer: block-codes of up to
-/// `STAGE_WORDS * 32 - 31` bits (~9 bits a symbol) are assembled there,
-/// longer ones written straight to the output.
-pub const STAGE_WORDS: usize = 1152;
+/// `STAGE_WORDS * 32 - 31` bits (8 bits a symbol, so every block of
+/// uniformly random bytes) are assembled there, longer ones written
+/// straight to the output.
+pub const STAGE_WORDS: usize = BLOCK_SYMBOLS * 8 / 32 + 1;
 
 /// Bits of one invocation's thread-code; an error names a symbol without codeword.
 fn thread_bits(packed: &[u32; SYMBOLS], symbols: &[u8]) -> Result<u32, VleError> {
