@@ -139,6 +139,23 @@ impl CountPlanes {
     pub fn zero(&self) -> u32 {
         !(self.0[0] | self.0[1] | self.0[2] | self.0[3])
     }
+
+    /// The lanes of each count: bit `t` of element `k` is set when lane
+    /// `t`'s count is `k` (what a counting observer popcounts).
+    #[inline]
+    pub fn by_count(&self) -> [u32; 9] {
+        let [b0, b1, b2, b3] = self.0;
+        // Counts are at most 8, so bit 3 alone means 8.
+        let low = !b3;
+        core::array::from_fn(|k| {
+            if k == 8 {
+                b3
+            } else {
+                let bit = |plane: u32, i: usize| if k >> i & 1 != 0 { plane } else { !plane };
+                low & bit(b0, 0) & bit(b1, 1) & bit(b2, 2)
+            }
+        })
+    }
 }
 
 /// `(k, predicted_negative)` by `(sign(h) + 1) * 3 + sign(w) + 1` (spec
@@ -190,6 +207,29 @@ impl SignNeighbours {
             w_positive: w_pos & !w_neg,
             w_negative: w_neg & !w_pos,
         }
+    }
+
+    /// [`Self::context`] of every lane as masks: bit `t` of element `k` is
+    /// set when lane `t`'s context is `k`, and bit `t` of the second value
+    /// when its predicted sign is negative (spec section 4's table written
+    /// as lane-wise boolean expressions).
+    #[inline]
+    pub fn context_masks(&self) -> ([u32; 4], u32) {
+        let (hp, hn, wp, wn) = (
+            self.h_positive,
+            self.h_negative,
+            self.w_positive,
+            self.w_negative,
+        );
+        let h_zero = !(hp | hn);
+        let w_zero = !(wp | wn);
+        let by_context = [
+            (hn & wp) | (h_zero & w_zero) | (hp & wn),
+            h_zero & !w_zero,
+            !h_zero & w_zero,
+            (hn & wn) | (hp & wp),
+        ];
+        (by_context, hn | (h_zero & wn))
     }
 
     /// `(k, predicted_negative)` of lane `t`.
@@ -252,9 +292,13 @@ mod tests {
         fn count_planes_equal_the_lane_counts(rows in proptest::array::uniform3(proptest::array::uniform2(proptest::prelude::any::<u32>())), x in 0usize..2) {
             let n = Neighbours::of(&rows, 3, 1, x);
             let planes = n.count_planes();
+            let by_count = planes.by_count();
             for t in 0..32 {
                 proptest::prop_assert_eq!(planes.get(t), n.count(t));
                 proptest::prop_assert_eq!((planes.zero() >> t) & 1 != 0, n.count(t) == 0);
+                for (k, m) in by_count.iter().enumerate() {
+                    proptest::prop_assert_eq!(m >> t & 1 != 0, n.count(t) as usize == k);
+                }
             }
         }
     }
@@ -271,6 +315,11 @@ mod tests {
                 let w = s(g.up, n.up) + s(g.down, n.down);
                 let want = SIGN_TABLE[((h.signum() + 1) * 3 + w.signum() + 1) as usize];
                 proptest::prop_assert_eq!(around.context(t), want);
+                let (by_context, predicted) = around.context_masks();
+                for (k, m) in by_context.iter().enumerate() {
+                    proptest::prop_assert_eq!(m >> t & 1 != 0, want.0 as usize == k);
+                }
+                proptest::prop_assert_eq!(predicted >> t & 1 != 0, want.1);
             }
         }
     }

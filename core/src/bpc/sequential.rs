@@ -3,7 +3,7 @@
 //! lane-parallel form and the shaders must equal, and the firmware path.
 
 use super::coder::LaneEncoders;
-use super::context::{sign_symbol, Neighbours, SignNeighbours};
+use super::context::{sign_symbol, CountPlanes, Neighbours, SignNeighbours};
 use super::lut::PlaneTables;
 use super::record::{refinement_decrease, significance_decrease};
 use super::state::present_mask;
@@ -33,11 +33,43 @@ pub enum SymbolClass {
 pub trait SymbolObserver {
     /// One symbol: its table, bitplane, context and value.
     fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool);
+
+    /// The symbols of one phase of a step at once: lane `t` codes bit `t`
+    /// of `ones` in context `k` when bit `t` of `by_context[k]` is set (the
+    /// masks are disjoint; their union is the lanes that code). The default
+    /// reports them to [`Self::symbol`] in lane order, which is the
+    /// canonical order within a phase; an observer that only counts can
+    /// override it with a popcount per context instead of an update per
+    /// symbol.
+    #[inline]
+    fn phase(&mut self, class: SymbolClass, bitplane: u8, by_context: &[u32], ones: u32) {
+        let coding = by_context.iter().fold(0, |all, m| all | m);
+        for t in lanes(coding) {
+            let context = by_context.iter().take_while(|m| *m >> t & 1 == 0).count();
+            self.symbol(class, bitplane, context as u8, ones >> t & 1 != 0);
+        }
+    }
 }
 
 impl SymbolObserver for () {
     #[inline]
     fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
+
+    #[inline]
+    fn phase(&mut self, _: SymbolClass, _: u8, _: &[u32], _: u32) {}
+}
+
+/// Bit `t` set when bit `j` of the magnitude of lane `t`'s coefficient in
+/// step `(y, x)` is set, `row` being row `y`: a phase's symbols as one mask
+/// (the observing walk needs no per-lane loop with it). Branch-free over
+/// the row so that the compiler can vectorize it.
+#[inline]
+fn bitplane_mask(row: &[i32], x: usize, j: u8) -> u32 {
+    let mut mask = 0u32;
+    for (t, v) in row.iter().skip(x).step_by(2).take(32).enumerate() {
+        mask |= ((v.unsigned_abs() >> j) & 1) << t;
+    }
+    mask
 }
 
 /// Iterates the set bits of `mask`, lowest (lane 0) first.
@@ -61,6 +93,7 @@ pub(super) struct Prepared {
 
 /// Validates the inputs, computes `M` and initialises `scratch` (the sign
 /// map of every coefficient, and the CP flags in 3-pass mode).
+#[inline(always)]
 pub(super) fn prepare<const ROWS: usize>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -97,6 +130,7 @@ pub(super) fn prepare<const ROWS: usize>(
 /// count ([`MAX_PASSES`](super::MAX_PASSES) always suffices),
 /// [`EncodeError::CoefficientTooLarge`], [`EncodeError::BadGroup`],
 /// [`EncodeError::HeightExceedsScratch`].
+#[inline(always)]
 pub fn encode_sequential<const ROWS: usize>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -108,6 +142,7 @@ pub fn encode_sequential<const ROWS: usize>(
 }
 
 /// [`encode_sequential`] reporting every coded symbol to `observer`.
+#[inline(always)]
 pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -126,6 +161,7 @@ pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
 /// table training and the codec's table fit do) needs no coder, no output
 /// and no distortion records, and costs about half as much. The result's
 /// `codewords` is 0.
+#[inline(always)]
 pub fn observe_symbols<const ROWS: usize, O: SymbolObserver>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -136,6 +172,7 @@ pub fn observe_symbols<const ROWS: usize, O: SymbolObserver>(
 }
 
 /// The passes of the sequential encoder; `CODE` false only observes.
+#[inline(always)]
 fn walk<const CODE: bool, const ROWS: usize, O: SymbolObserver>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -230,7 +267,34 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
             .sum()
     }
 
+    /// Phase A of a step: codes the significance of the lanes in
+    /// `candidates` with the probabilities `table` gives their contexts;
+    /// returns the lanes that became significant.
+    #[inline(always)]
+    fn significance_phase(
+        &mut self,
+        row: &[i32],
+        x: usize,
+        j: u8,
+        candidates: u32,
+        around: &CountPlanes,
+        table: &[u8; 9],
+    ) -> Result<u32, EncodeError> {
+        if !CODE {
+            return Ok(bitplane_mask(row, x, j) & candidates);
+        }
+        let mut newly = 0u32;
+        for t in lanes(candidates) {
+            let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
+            self.code(t, bit, table[around.get(t) as usize])?;
+            // Branch-free: `bit` is hard to predict.
+            newly |= (bit as u32) << t;
+        }
+        Ok(newly)
+    }
+
     /// Phase B of a step: the signs of the lanes in `newly`, in lane order.
+    #[inline(always)]
     fn signs(
         &mut self,
         y: usize,
@@ -244,15 +308,24 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         let s = &self.scratch;
         let around = SignNeighbours::of(&s.sig[..h], &s.negative[..h], h, y, x);
         let negative = s.negative[y][x];
-        for t in lanes(newly) {
-            let (k, predicted) = around.context(t);
-            let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
-            self.observer.symbol(class, j, k, symbol);
-            self.code(t, symbol, table[k as usize])?;
+        let (by_context, predicted_negative) = around.context_masks();
+        self.observer.phase(
+            class,
+            j,
+            &by_context.map(|m| m & newly),
+            negative ^ predicted_negative,
+        );
+        if CODE {
+            for t in lanes(newly) {
+                let (k, predicted) = around.context(t);
+                let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
+                self.code(t, symbol, table[k as usize])?;
+            }
         }
         Ok(())
     }
 
+    #[inline(always)]
     fn significance_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
         let h = self.block.height();
         let mut decrease = 0i128;
@@ -275,15 +348,13 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 } else {
                     candidates
                 };
-                let mut newly = 0u32;
-                for t in lanes(candidates) {
-                    let ctx = around.get(t);
-                    let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
-                    self.observer.symbol(SymbolClass::Significance, j, ctx, bit);
-                    self.code(t, bit, plane.sig[ctx as usize])?;
-                    // Branch-free: `bit` is hard to predict.
-                    newly |= (bit as u32) << t;
-                }
+                let newly = self.significance_phase(row, x, j, candidates, &around, &plane.sig)?;
+                self.observer.phase(
+                    SymbolClass::Significance,
+                    j,
+                    &around.by_count().map(|m| m & candidates),
+                    newly,
+                );
                 if newly != 0 {
                     if CODE {
                         decrease += Self::significance_decreases(row, x, newly, j);
@@ -296,19 +367,28 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         Ok(decrease)
     }
 
+    #[inline(always)]
     fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
         let mut decrease = 0i128;
         for y in 0..self.block.height() {
             let row = self.block.row(y);
             for x in 0..2 {
-                for t in lanes(self.scratch.refine[y][x]) {
-                    let mag = Self::magnitude(row, x, t);
-                    let bit = (mag >> j) & 1 != 0;
-                    self.observer.symbol(SymbolClass::Refinement, j, 0, bit);
-                    self.code(t, bit, plane.refine)?;
-                    if CODE {
+                let refining = self.scratch.refine[y][x];
+                if CODE {
+                    for t in lanes(refining) {
+                        let mag = Self::magnitude(row, x, t);
+                        let bit = (mag >> j) & 1 != 0;
+                        self.code(t, bit, plane.refine)?;
                         decrease += refinement_decrease(mag, j) as i128;
                     }
+                }
+                if refining != 0 {
+                    self.observer.phase(
+                        SymbolClass::Refinement,
+                        j,
+                        &[refining],
+                        bitplane_mask(row, x, j) & refining,
+                    );
                 }
                 // Significant but not yet refining: refine from the next bitplane on.
                 self.scratch.refine[y][x] |= self.scratch.sig[y][x];
@@ -317,6 +397,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         Ok(decrease)
     }
 
+    #[inline(always)]
     fn cleanup_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
         let h = self.block.height();
         let mut decrease = 0i128;
@@ -329,15 +410,14 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 }
                 self.scratch.pending[y][x] = 0;
                 let around = Neighbours::of(&self.scratch.sig[..h], h, y, x).count_planes();
-                let mut newly = 0u32;
-                for t in lanes(candidates) {
-                    let ctx = around.get(t);
-                    let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
-                    self.observer
-                        .symbol(SymbolClass::CleanupSignificance, j, ctx, bit);
-                    self.code(t, bit, plane.cp_sig[ctx as usize])?;
-                    newly |= (bit as u32) << t;
-                }
+                let newly =
+                    self.significance_phase(row, x, j, candidates, &around, &plane.cp_sig)?;
+                self.observer.phase(
+                    SymbolClass::CleanupSignificance,
+                    j,
+                    &around.by_count().map(|m| m & candidates),
+                    newly,
+                );
                 if newly != 0 {
                     if CODE {
                         decrease += Self::significance_decreases(row, x, newly, j);

@@ -33,6 +33,19 @@ struct Block {
     records: Vec<PassRecord>,
 }
 
+crate::fastest! {
+    /// [`bpc::encode_sequential`], compiled for the CPU.
+    fn encode_sequential(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        words: &mut [u16],
+        records: Option<&mut [PassRecord]>,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::encode_sequential(block, params, scratch, words, records)
+    }
+}
+
 fn encode_one(
     batch: &CodeblockBatch,
     i: usize,
@@ -50,7 +63,7 @@ fn encode_one(
     let recs = with_records.then_some(&mut records[..]);
     let params = CodingParams::new(tables, batch.blocks[i].group);
     let enc = match form {
-        CoreForm::Sequential => bpc::encode_sequential(&block, &params, scratch, &mut words, recs),
+        CoreForm::Sequential => encode_sequential(&block, &params, scratch, &mut words, recs),
         CoreForm::Lanes => bpc::encode_lanes(&block, &params, scratch, &mut words, recs, 32),
     }
     .map_err(err)?;

@@ -65,6 +65,34 @@ impl SymbolObserver for Observer<'_> {
             cell.1 += 1;
         }
     }
+
+    /// A popcount per context instead of an update per symbol: the
+    /// encoder's walk reports whole phases, and consecutive symbols of one
+    /// context would otherwise wait on each other's counter update.
+    #[inline]
+    fn phase(&mut self, class: SymbolClass, bitplane: u8, by_context: &[u32], ones: u32) {
+        if (bitplane as usize) < TABLE_BITPLANES {
+            let row = &mut self.cells[self.group][class_index(class)][bitplane as usize];
+            for (cell, &lanes) in row.iter_mut().zip(by_context) {
+                cell.0 += (lanes & !ones).count_ones() as u64;
+                cell.1 += lanes.count_ones() as u64;
+            }
+        }
+    }
+}
+
+crate::fastest! {
+    /// [`bpc::observe_symbols`] into `observer`, compiled for the CPU: the
+    /// counts are popcounts of lane masks, which want its popcount
+    /// instruction.
+    fn count_block(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        observer: &mut Observer<'_>,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::observe_symbols(block, params, scratch, observer)
+    }
 }
 
 impl Trainer {
@@ -136,6 +164,9 @@ impl Trainer {
         let uniform = ProbabilityTables::uniform(mode);
         let partial = (0..batch.len())
             .into_par_iter()
+            // Every split of the work zeroes and later merges a trainer
+            // (about 170 KB): split into a few runs per thread, not per block.
+            .with_min_len(batch.len().div_ceil(4 * rayon::current_num_threads()))
             .filter(|&i| sampled(i, every))
             .try_fold(
                 || (Trainer::new(mode), Box::new(Scratch::<MAX_HEIGHT>::new())),
@@ -147,8 +178,10 @@ impl Trainer {
                         cells: &mut t.cells,
                         group,
                     };
-                    // Counting needs the symbols, not their coding.
-                    bpc::observe_symbols(&block, &params, &mut scratch, &mut observer)
+                    // Counting needs the symbols, not their coding; the
+                    // counts are popcounts of lane masks, which want the
+                    // CPU's popcount instruction.
+                    count_block(&block, &params, &mut scratch, &mut observer)
                         .map_err(|source| BpcError::Encode { block: i, source })?;
                     Ok::<_, BpcError>((t, scratch))
                 },
