@@ -91,7 +91,7 @@ impl LaneEncoders {
     }
 
     /// Bit `t` set when lane `t` would reserve a slot for its next symbol.
-    #[inline]
+    #[inline(always)]
     pub fn exhausted(&self) -> u32 {
         let mut mask = 0u32;
         for t in 0..LANES {
@@ -154,7 +154,7 @@ impl LaneEncoders {
     /// One phase of the lane-parallel form: the lanes in `visit` code bit `t`
     /// of `symbols` with probability `probs[t]`. The caller has opened a
     /// codeword for every visiting lane that was exhausted.
-    #[inline]
+    #[inline(always)]
     pub fn code_lanes(&mut self, visit: u32, symbols: u32, probs: &[u8; LANES], out: &mut [u16]) {
         let mut emitted = 0u32;
         // Branch-free over the 32 lanes so that the compiler can vectorize it.
@@ -174,6 +174,41 @@ impl LaneEncoders {
         for t in super::sequential::lanes(emitted) {
             out[self.slot[t] as usize] = self.low[t] as u16;
         }
+    }
+
+    /// One phase of the sequential form coded all lanes at once: the lanes
+    /// in `visit` code bit `t` of `symbols` with probability `probs[t]`.
+    /// Within a phase every lane codes at most one symbol and the canonical
+    /// order is lane order, so the exhausted visiting lanes reserve their
+    /// slots in lane order first (what [`Self::encode`] lane by lane
+    /// would do), then [`Self::code_lanes`] codes all 32 lanes branch-free.
+    /// Fails like [`Self::encode`] when a slot would not fit in `out`.
+    #[inline(always)]
+    pub fn code_phase(
+        &mut self,
+        visit: u32,
+        symbols: u32,
+        probs: &[u8; LANES],
+        out: &mut [u16],
+    ) -> Result<(), EncodeError> {
+        let need = visit & self.exhausted();
+        if need != 0 {
+            if self.next as usize + need.count_ones() as usize > out.len() {
+                return Err(EncodeError::OutputTooSmall {
+                    capacity: out.len(),
+                });
+            }
+            for t in super::sequential::lanes(need) {
+                let slot = self.next;
+                self.next += 1;
+                self.slot[t] = slot;
+                self.low[t] = 0;
+                self.size[t] = FULL;
+            }
+            self.opened |= need;
+        }
+        self.code_lanes(visit, symbols, probs, out);
+        Ok(())
     }
 
     /// Writes every open codeword (end of the codeblock).
@@ -325,6 +360,36 @@ mod tests {
                 }
                 prop_assert_eq!(r.next, n);
             }
+        }
+
+        #[test]
+        fn a_phase_at_once_equals_its_lanes_one_by_one(
+            phases in proptest::collection::vec((any::<u32>(), any::<u32>(), any::<[u8; 32]>()), 1..40),
+            capacity in 0usize..200,
+        ) {
+            let mut one_by_one = LaneEncoders::new();
+            let mut at_once = LaneEncoders::new();
+            let (mut a, mut b) = (std::vec![0u16; capacity], std::vec![0u16; capacity]);
+            for (visit, symbols, probs) in phases {
+                let probs = probs.map(|p| p % 128);
+                let mut lane_result = Ok(());
+                for t in super::super::sequential::lanes(visit) {
+                    lane_result = one_by_one.encode(t, symbols >> t & 1 != 0, probs[t], &mut a);
+                    if lane_result.is_err() {
+                        break;
+                    }
+                }
+                let phase_result = at_once.code_phase(visit, symbols, &probs, &mut b);
+                prop_assert_eq!(phase_result, lane_result);
+                if phase_result.is_err() {
+                    return Ok(());
+                }
+                prop_assert_eq!((at_once.low, at_once.size, at_once.slot), (one_by_one.low, one_by_one.size, one_by_one.slot));
+                prop_assert_eq!((at_once.next, at_once.opened), (one_by_one.next, one_by_one.opened));
+            }
+            one_by_one.flush(&mut a);
+            at_once.flush(&mut b);
+            prop_assert_eq!(a, b);
         }
 
         #[test]

@@ -9,7 +9,7 @@ use super::record::{refinement_decrease, significance_decrease};
 use super::state::present_mask;
 use super::{
     most_significant_bitplane, pass_count, Codeblock, CodingParams, EncodeError, Encoded, Mode,
-    PassKind, PassRecord, PassSchedule, Scratch, GROUPS,
+    PassKind, PassRecord, PassSchedule, Scratch, GROUPS, LANES,
 };
 
 /// Which table a coded symbol's probability came from.
@@ -59,15 +59,41 @@ impl SymbolObserver for () {
     fn phase(&mut self, _: SymbolClass, _: u8, _: &[u32], _: u32) {}
 }
 
-/// Bit `t` set when bit `j` of the magnitude of lane `t`'s coefficient in
-/// step `(y, x)` is set, `row` being row `y`: a phase's symbols as one mask
-/// (the observing walk needs no per-lane loop with it). Branch-free over
-/// the row so that the compiler can vectorize it.
-#[inline]
-fn bitplane_mask(row: &[i32], x: usize, j: u8) -> u32 {
+/// Phases with at most this many coding lanes are coded lane by lane;
+/// denser ones all 32 lanes at once ([`LaneEncoders::code_phase`]), which
+/// costs the same whatever the number of lanes.
+const SPARSE_LANES: u32 = 4;
+
+/// Phases with at least this many coding lanes look their probabilities up
+/// for all 32 lanes at once ([`CountPlanes::probabilities`]), sparser ones
+/// lane by lane.
+const DENSE_LANES: u32 = 12;
+
+/// The magnitudes of the coefficients the lanes visit in step `(y, x)`,
+/// `row` being row `y` (0 for lanes past the codeblock's width). A full
+/// row is a fixed-size copy the compiler vectorizes.
+#[inline(always)]
+fn lane_magnitudes(row: &[i32], x: usize) -> [u32; LANES] {
+    let mut mags = [0u32; LANES];
+    if let Ok(full) = <&[i32; 2 * LANES]>::try_from(row) {
+        for (t, m) in mags.iter_mut().enumerate() {
+            *m = full[2 * t + (x & 1)].unsigned_abs();
+        }
+    } else {
+        for (m, v) in mags.iter_mut().zip(row.iter().skip(x).step_by(2)) {
+            *m = v.unsigned_abs();
+        }
+    }
+    mags
+}
+
+/// Bit `t` set when bit `j` of `mags[t]` is set: a phase's symbols as one
+/// mask. Branch-free over the 32 lanes so that the compiler vectorizes it.
+#[inline(always)]
+fn bitplane_mask(mags: &[u32; LANES], j: u8) -> u32 {
     let mut mask = 0u32;
-    for (t, v) in row.iter().skip(x).step_by(2).take(32).enumerate() {
-        mask |= ((v.unsigned_abs() >> j) & 1) << t;
+    for (t, m) in mags.iter().enumerate() {
+        mask |= ((m >> j) & 1) << t;
     }
     mask
 }
@@ -251,20 +277,29 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         }
     }
 
-    /// Magnitude of lane `t`'s coefficient in step `(y, x)`, `row` being
-    /// row `y` of the codeblock (taken once per row, not per symbol).
-    #[inline]
-    fn magnitude(row: &[i32], x: usize, t: usize) -> u32 {
-        row[2 * t + x].unsigned_abs()
+    /// Distortion decrease of the lanes in `newly`, which became significant
+    /// at bitplane `j` (`mags`: the step's lane magnitudes); summed after
+    /// the step's symbols so that coding them needs no branch on the
+    /// (unpredictable) bit.
+    #[inline(always)]
+    fn significance_decreases(mags: &[u32; LANES], newly: u32, j: u8) -> i128 {
+        lanes(newly)
+            .map(|t| significance_decrease(mags[t], j) as i128)
+            .sum()
     }
 
-    /// Distortion decrease of the lanes in `newly`, which became significant
-    /// at bitplane `j` in step `(row, x)`; summed after the step's symbols so
-    /// that coding them needs no branch on the (unpredictable) bit.
-    fn significance_decreases(row: &[i32], x: usize, newly: u32, j: u8) -> i128 {
-        lanes(newly)
-            .map(|t| significance_decrease(Self::magnitude(row, x, t), j) as i128)
-            .sum()
+    /// Distortion decrease of refining the lanes in `refining` at bitplane
+    /// `j`, over all 32 lanes without a branch (vectorizes). Each term is
+    /// below `2^56` (magnitudes are below `2^28`), so 32 of them fit an
+    /// `i64`.
+    #[inline(always)]
+    fn refinement_decreases(mags: &[u32; LANES], refining: u32, j: u8) -> i128 {
+        let mut sum = 0i64;
+        for (t, &m) in mags.iter().enumerate() {
+            let d = refinement_decrease(m, j);
+            sum += if refining >> t & 1 != 0 { d } else { 0 };
+        }
+        sum as i128
     }
 
     /// Phase A of a step: codes the significance of the lanes in
@@ -273,22 +308,32 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
     #[inline(always)]
     fn significance_phase(
         &mut self,
-        row: &[i32],
-        x: usize,
+        mags: &[u32; LANES],
         j: u8,
         candidates: u32,
         around: &CountPlanes,
         table: &[u8; 9],
     ) -> Result<u32, EncodeError> {
+        let newly = bitplane_mask(mags, j) & candidates;
         if !CODE {
-            return Ok(bitplane_mask(row, x, j) & candidates);
+            return Ok(newly);
         }
-        let mut newly = 0u32;
-        for t in lanes(candidates) {
-            let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
-            self.code(t, bit, table[around.get(t) as usize])?;
-            // Branch-free: `bit` is hard to predict.
-            newly |= (bit as u32) << t;
+        if candidates.count_ones() <= SPARSE_LANES {
+            for t in lanes(candidates) {
+                self.code(t, newly >> t & 1 != 0, table[around.get(t) as usize])?;
+            }
+        } else {
+            let probs = if candidates.count_ones() >= DENSE_LANES {
+                around.probabilities(table)
+            } else {
+                let mut probs = [0u8; LANES];
+                for t in lanes(candidates) {
+                    probs[t] = table[around.get(t) as usize];
+                }
+                probs
+            };
+            self.coders
+                .code_phase(candidates, newly, &probs, self.out)?;
         }
         Ok(newly)
     }
@@ -316,10 +361,19 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
             negative ^ predicted_negative,
         );
         if CODE {
-            for t in lanes(newly) {
-                let (k, predicted) = around.context(t);
-                let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
-                self.code(t, symbol, table[k as usize])?;
+            if newly.count_ones() <= SPARSE_LANES {
+                for t in lanes(newly) {
+                    let (k, predicted) = around.context(t);
+                    let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
+                    self.code(t, symbol, table[k as usize])?;
+                }
+            } else {
+                let mut probs = [0u8; LANES];
+                for t in lanes(newly) {
+                    probs[t] = table[around.context(t).0 as usize];
+                }
+                let symbols = (negative ^ predicted_negative) & newly;
+                self.coders.code_phase(newly, symbols, &probs, self.out)?;
             }
         }
         Ok(())
@@ -348,7 +402,11 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 } else {
                     candidates
                 };
-                let newly = self.significance_phase(row, x, j, candidates, &around, &plane.sig)?;
+                if candidates == 0 {
+                    continue;
+                }
+                let mags = lane_magnitudes(row, x);
+                let newly = self.significance_phase(&mags, j, candidates, &around, &plane.sig)?;
                 self.observer.phase(
                     SymbolClass::Significance,
                     j,
@@ -357,7 +415,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 );
                 if newly != 0 {
                     if CODE {
-                        decrease += Self::significance_decreases(row, x, newly, j);
+                        decrease += Self::significance_decreases(&mags, newly, j);
                     }
                     self.scratch.sig[y][x] |= newly;
                     self.signs(y, x, newly, j, &plane.sign, SymbolClass::Sign)?;
@@ -374,21 +432,22 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
             let row = self.block.row(y);
             for x in 0..2 {
                 let refining = self.scratch.refine[y][x];
-                if CODE {
-                    for t in lanes(refining) {
-                        let mag = Self::magnitude(row, x, t);
-                        let bit = (mag >> j) & 1 != 0;
-                        self.code(t, bit, plane.refine)?;
-                        decrease += refinement_decrease(mag, j) as i128;
-                    }
-                }
                 if refining != 0 {
-                    self.observer.phase(
-                        SymbolClass::Refinement,
-                        j,
-                        &[refining],
-                        bitplane_mask(row, x, j) & refining,
-                    );
+                    let mags = lane_magnitudes(row, x);
+                    let ones = bitplane_mask(&mags, j) & refining;
+                    if CODE {
+                        if refining.count_ones() <= SPARSE_LANES {
+                            for t in lanes(refining) {
+                                self.code(t, ones >> t & 1 != 0, plane.refine)?;
+                            }
+                        } else {
+                            let probs = [plane.refine; LANES];
+                            self.coders.code_phase(refining, ones, &probs, self.out)?;
+                        }
+                        decrease += Self::refinement_decreases(&mags, refining, j);
+                    }
+                    self.observer
+                        .phase(SymbolClass::Refinement, j, &[refining], ones);
                 }
                 // Significant but not yet refining: refine from the next bitplane on.
                 self.scratch.refine[y][x] |= self.scratch.sig[y][x];
@@ -410,8 +469,9 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 }
                 self.scratch.pending[y][x] = 0;
                 let around = Neighbours::of(&self.scratch.sig[..h], h, y, x).count_planes();
+                let mags = lane_magnitudes(row, x);
                 let newly =
-                    self.significance_phase(row, x, j, candidates, &around, &plane.cp_sig)?;
+                    self.significance_phase(&mags, j, candidates, &around, &plane.cp_sig)?;
                 self.observer.phase(
                     SymbolClass::CleanupSignificance,
                     j,
@@ -420,7 +480,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 );
                 if newly != 0 {
                     if CODE {
-                        decrease += Self::significance_decreases(row, x, newly, j);
+                        decrease += Self::significance_decreases(&mags, newly, j);
                     }
                     self.scratch.sig[y][x] |= newly;
                     self.scratch.refine[y][x] |= newly;
