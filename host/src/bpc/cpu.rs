@@ -26,6 +26,14 @@ fn scratch() -> BigScratch {
     Box::new(Scratch::new())
 }
 
+/// What a thread reuses from one codeblock to the next while encoding.
+#[derive(Default)]
+struct EncodeScratch {
+    state: BigScratch,
+    /// Codeword buffer, grown to the largest bound seen.
+    words: Vec<u16>,
+}
+
 /// One encoded codeblock.
 struct Block {
     top: Option<u8>,
@@ -52,22 +60,30 @@ fn encode_one(
     tables: &ProbabilityTables,
     form: CoreForm,
     with_records: bool,
-    scratch: &mut BigScratch,
+    scratch: &mut EncodeScratch,
 ) -> Result<Block, BpcError> {
     let block = batch.block(i)?;
     let err = |source| BpcError::Encode { block: i, source };
     let top = bpc::most_significant_bitplane(&block).map_err(err)?;
     let symbols = symbol_count(block.width(), block.height(), top, nonzero_count(&block));
-    let mut words = vec![0u16; codeword_bound(block.width(), symbols, tables.min_probability())];
+    // The bound is several times the usual size: code into the thread's
+    // reused buffer (no fresh zeroed pages per block) and copy out what
+    // was used.
+    let bound = codeword_bound(block.width(), symbols, tables.min_probability());
+    if scratch.words.len() < bound {
+        scratch.words.resize(bound, 0);
+    }
+    let words = &mut scratch.words[..bound];
     let mut records = [PassRecord::EMPTY; MAX_PASSES];
     let recs = with_records.then_some(&mut records[..]);
     let params = CodingParams::new(tables, batch.blocks[i].group);
+    let state = &mut scratch.state;
     let enc = match form {
-        CoreForm::Sequential => encode_sequential(&block, &params, scratch, &mut words, recs),
-        CoreForm::Lanes => bpc::encode_lanes(&block, &params, scratch, &mut words, recs, 32),
+        CoreForm::Sequential => encode_sequential(&block, &params, state, words, recs),
+        CoreForm::Lanes => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }
     .map_err(err)?;
-    words.truncate(enc.codewords);
+    let words = words[..enc.codewords].to_vec();
     let records = if with_records {
         records[..enc.passes].to_vec()
     } else {
@@ -88,7 +104,7 @@ fn encode_blocks(
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()
-        .map_init(scratch, |s, i| {
+        .map_init(EncodeScratch::default, |s, i| {
             encode_one(batch, i, tables, form, with_records, s)
         })
         .collect();

@@ -702,6 +702,15 @@ fn quantize(
                 let span = b.rect.x..b.rect.x + b.rect.width;
                 let mut err = 0.0;
                 match coefficients {
+                    Coefficients::Int(p) if q16 == UNIT_STEP => {
+                        // Lossless steps: the index is the coefficient and
+                        // reconstructs exactly, except i32::MIN (one off
+                        // after saturation); skipping the u128 arithmetic
+                        // of the general path is most of this stage's time.
+                        let src = &p[c][y * w..(y + 1) * w];
+                        dst[span.clone()].copy_from_slice(&src[span.clone()]);
+                        err = src[span].iter().filter(|&&v| v == i32::MIN).count() as f64;
+                    }
                     Coefficients::Int(p) => {
                         let src = &p[c][y * w..(y + 1) * w];
                         for x in span {
