@@ -3,10 +3,13 @@
 //! The release build targets baseline x86-64 (SSE2, no `popcnt`), so that
 //! the binary runs on any x86-64 machine. The BPC-PaCo walks are portable
 //! code written to vectorize (32 lanes per step, lane masks, popcounts);
-//! [`fastest!`](crate::fastest) defines a function whose body is compiled a
-//! second time with the x86-64-v3 features (AVX2, BMI1/2, LZCNT, POPCNT;
-//! x86-64 CPUs since 2013-2015) and runs that copy when the CPU has them.
-//! The result is the same either way: only the instructions differ.
+//! [`fastest!`](crate::fastest) defines a function whose body is compiled
+//! twice more, with the x86-64-v3 features (AVX2, BMI1/2, LZCNT, POPCNT;
+//! x86-64 CPUs since 2013-2015) and with those plus AVX-512 F/BW/VL/DQ/CD
+//! (x86-64-v4: its mask registers turn a 32-bit lane mask into a vector
+//! predicate in one instruction, which is what the lane coder needs), and
+//! runs the best copy the CPU can. The result is the same whichever runs:
+//! only the instructions differ.
 
 /// Defines `fn $name(args) -> R { body }` that runs `body` compiled with
 /// the x86-64-v3 features when the CPU has them, as baseline code
@@ -23,9 +26,17 @@ macro_rules! fastest {
             {
                 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
                 fn v3($($arg: $ty),*) -> $ret $body
-                if $crate::backend::simd::has_v3() {
-                    // SAFETY: the CPU has every feature `v3` was compiled
+                #[target_feature(
+                    enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512cd"
+                )]
+                fn v4($($arg: $ty),*) -> $ret $body
+                if $crate::backend::simd::has_v4() {
+                    // SAFETY: the CPU has every feature `v4` was compiled
                     // with (checked just above).
+                    return unsafe { v4($($arg),*) };
+                }
+                if $crate::backend::simd::has_v3() {
+                    // SAFETY: as above, for `v3`.
                     return unsafe { v3($($arg),*) };
                 }
             }
@@ -43,6 +54,17 @@ pub fn has_v3() -> bool {
         && std::is_x86_feature_detected!("bmi2")
         && std::is_x86_feature_detected!("lzcnt")
         && std::is_x86_feature_detected!("popcnt")
+}
+
+/// Whether the CPU also has the AVX-512 features of the v4 copy.
+#[cfg(target_arch = "x86_64")]
+pub fn has_v4() -> bool {
+    has_v3()
+        && std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512vl")
+        && std::is_x86_feature_detected!("avx512dq")
+        && std::is_x86_feature_detected!("avx512cd")
 }
 
 #[cfg(test)]
