@@ -379,10 +379,11 @@ fn front(
     let (w, h, comps) = (image.width, image.height, image.components());
     let levels = header.levels as u32;
     let t = Instant::now();
-    let mut planes = image.planes.clone();
-    for p in planes.iter_mut() {
-        colour::shift_in(p, header.bit_depth, header.signed, header.fraction_bits);
-    }
+    let mut planes: Vec<Vec<i32>> = image
+        .planes
+        .iter()
+        .map(|p| colour::shifted_in(p, header.bit_depth, header.signed, header.fraction_bits))
+        .collect();
     colour::forward(header.colour, &mut planes);
     let coefficients = transform::forward(planes, header.wavelet, w, h, levels, backend)?;
     seconds.transform = t.elapsed().as_secs_f64();

@@ -154,6 +154,14 @@ impl Image {
                     p.len()
                 )));
             }
+            // Range first with a branch-free min/max (it vectorizes), the
+            // search only to report the offending sample.
+            let (min, max) = p
+                .iter()
+                .fold((i32::MAX, i32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+            if min >= lo && max <= hi {
+                continue;
+            }
             if let Some(v) = p.iter().find(|&&v| v < lo || v > hi) {
                 return Err(CodecError::Image(format!(
                     "sample {v} of plane {c} outside {lo}..={hi} ({}-bit)",
