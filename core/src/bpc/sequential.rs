@@ -62,12 +62,12 @@ impl SymbolObserver for () {
 /// Phases with at most this many coding lanes are coded lane by lane;
 /// denser ones all 32 lanes at once ([`LaneEncoders::code_phase`]), which
 /// costs the same whatever the number of lanes.
-const SPARSE_LANES: u32 = 4;
+const SPARSE_LANES: u32 = 2;
 
 /// Phases with at least this many coding lanes look their probabilities up
 /// for all 32 lanes at once ([`CountPlanes::probabilities`]), sparser ones
 /// lane by lane.
-const DENSE_LANES: u32 = 12;
+const DENSE_LANES: u32 = 8;
 
 /// The magnitudes of the coefficients the lanes visit in step `(y, x)`,
 /// `row` being row `y` (0 for lanes past the codeblock's width). A full
