@@ -5,6 +5,7 @@
 #define VLE_WORKGROUP 128u         // invocations per encode workgroup
 #define VLE_BLOCK_SYMBOLS 4096u    // VLE_THREAD_SYMBOLS * VLE_WORKGROUP
 #define VLE_BLOCK_WORDS 3073u      // VLE_BLOCK_SYMBOLS * 24 / 32 + 1
+#define VLE_STAGE_WORDS 1152u      // shared staging of a block-code: 36 KiB bits, ~9 bits a symbol
 #define VLE_SEGMENT_BLOCKS 32u     // blocks per inter-block scan segment
 
 // Control buffer layout (u32 words), zeroed before every encode.

@@ -8,8 +8,12 @@
 // ticket. Per block: each invocation loads its 32 symbols (two uvec4), sums
 // their codeword lengths; a workgroup scan gives its offset in the block-code;
 // the inter-block scan gives the block's bit position P; the block-code is
-// assembled in shared memory pre-shifted by P mod 32 and copied out with
-// coalesced stores, ORing the two words it shares with its neighbours.
+// assembled in a small shared staging buffer pre-shifted by P mod 32 and
+// copied out with coalesced stores, ORing the two words it shares with its
+// neighbours; a block-code too long for the buffer (long codewords) is
+// packed straight into the output instead. The buffer is small because
+// shared memory per workgroup bounds how many workgroups an SM holds, which
+// bounds this encoder's speed (docs/perf-notes.md, VLE).
 // Works for any subgroup size: only common/scan.glsl uses subgroup operations,
 // and it does not assume a size.
 
@@ -47,7 +51,7 @@ layout(push_constant) uniform Params {
 } params;
 
 shared uint s_table[256];
-shared uint s_buf[VLE_BLOCK_WORDS];
+shared uint s_buf[VLE_STAGE_WORDS];
 shared uint s_block;
 shared uvec2 s_pos;
 shared uint s_completer;     // this block's add completed its segment...
@@ -298,25 +302,41 @@ void main() {
         }
         uint first = block * VLE_BLOCK_SYMBOLS + t * VLE_THREAD_SYMBOLS;
         uint count = first < params.n_symbols ? min(params.n_symbols - first, VLE_THREAD_SYMBOLS) : 0u;
-        uvec4 a = uvec4(0u);
-        uvec4 b = uvec4(0u);
-        if (count > 0u && first / 16u + 1u < n_vecs) {
-            a = input_vecs[first / 16u];
-            b = input_vecs[first / 16u + 1u];
+        // The thread-input: VLE_THREAD_SYMBOLS / 16 uvec4 loads.
+        uint words[VLE_THREAD_SYMBOLS / 4u];
+        [[unroll]] for (uint v = 0u; v < VLE_THREAD_SYMBOLS / 16u; v++) {
+            uvec4 x = uvec4(0u);
+            if (count > 0u && first / 16u + VLE_THREAD_SYMBOLS / 16u - 1u < n_vecs) {
+                x = input_vecs[first / 16u + v];
+            }
+            words[4u * v] = x.x;
+            words[4u * v + 1u] = x.y;
+            words[4u * v + 2u] = x.z;
+            words[4u * v + 3u] = x.w;
         }
-        uint words[8] = uint[8](a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
 
         // Codeword lengths (entries kept in registers for the packing pass).
-        uint entry[32];
+        // Invocations with a full thread-input (all but the last one with
+        // symbols) skip the per-symbol range test.
+        uint entry[VLE_THREAD_SYMBOLS];
         uint bits = 0u;
-        bool missing = false;
-        [[unroll]] for (uint i = 0u; i < 32u; i++) {
-            uint sym = (words[i >> 2] >> ((i & 3u) * 8u)) & 0xffu;
-            entry[i] = i < count ? s_table[sym] : 0u;
-            missing = missing || (i < count && (entry[i] & 0xffu) == 0u);
-            bits += entry[i] & 0xffu;
+        uint missing = 0u;
+        if (count == VLE_THREAD_SYMBOLS) {
+            [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i++) {
+                entry[i] = s_table[(words[i >> 2] >> ((i & 3u) * 8u)) & 0xffu];
+                uint len = entry[i] & 0xffu;
+                missing |= len - 1u; // bit 31 set only where len == 0
+                bits += len;
+            }
+        } else {
+            [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i++) {
+                uint e = s_table[(words[i >> 2] >> ((i & 3u) * 8u)) & 0xffu];
+                entry[i] = i < count ? e : 0u;
+                missing |= i < count ? (e & 0xffu) - 1u : 0u;
+                bits += entry[i] & 0xffu;
+            }
         }
-        if (missing) {
+        if ((missing & 0x80000000u) != 0u) {
             vle_flag(VLE_ERR_NO_CODE);
         }
 
@@ -337,55 +357,95 @@ void main() {
             }
         }
 
-        // Phase 1: pack, plain-storing each completed word.
-        bool last_writer = count > 0u
-            && (t == VLE_WORKGROUP - 1u || first + VLE_THREAD_SYMBOLS >= params.n_symbols);
+        // Packing. The pending bits are the low `n` bits of a 64-bit
+        // accumulator (n < 32 between symbols): shift in each codeword (a
+        // zero-length entry is a no-op) and once 32 or more are pending,
+        // emit the oldest 32 as word `word` (EMIT), then count on.
         uint pos = lead + off;
-        uint word = pos >> 5;
-        uint fill = pos & 31u;
-        uint acc = 0u;
-        [[unroll]] for (uint i = 0u; i < 32u; i++) {
-            uint len = entry[i] & 0xffu;
-            uint code = entry[i] >> 8;
-            if (len != 0u) {
-                uint free_bits = 32u - fill;
-                if (len < free_bits) {
-                    acc |= code << (free_bits - len);
-                    fill += len;
+        uint n = pos & 31u; // zero bits standing for the previous invocation's
+#ifdef VLE_SCAN_64 // shaderInt64 is there too
+#define VLE_PACK(EMIT) \
+        uint64_t acc = 0; \
+        [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i++) { \
+            uint e = entry[i]; \
+            uint len = e & 0xffu; \
+            acc = (acc << len) | uint64_t(e >> 8); \
+            n += len; \
+            if (n >= 32u) { \
+                n -= 32u; \
+                uint v = uint(acc >> n); \
+                EMIT; \
+                word++; \
+            } \
+        } \
+        uint tail = n == 0u ? 0u : uint(acc << (32u - n));
+#else
+#define VLE_PACK(EMIT) \
+        uvec2 acc = uvec2(0u); /* (lo, hi) */ \
+        [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i++) { \
+            uint e = entry[i]; \
+            uint len = e & 0xffu; \
+            acc.y = (acc.y << len) | ((acc.x >> 1) >> (31u - len)); \
+            acc.x = (acc.x << len) | (e >> 8); \
+            n += len; \
+            if (n >= 32u) { \
+                n -= 32u; \
+                uint v = (acc.x >> n) | ((acc.y << 1) << (31u - n)); \
+                EMIT; \
+                word++; \
+            } \
+        } \
+        uint tail = acc.x << ((32u - n) & 31u);
+#endif
+
+        if (lead + block_bits <= VLE_STAGE_WORDS * 32u) {
+            // The usual case: the block-code fits the shared staging buffer
+            // (up to ~9 bits per symbol). Phase 1: plain-store every
+            // completed word.
+            bool last_writer = count > 0u
+                && (t == VLE_WORKGROUP - 1u || first + VLE_THREAD_SYMBOLS >= params.n_symbols);
+            uint word = pos >> 5;
+            VLE_PACK(if (word < VLE_STAGE_WORDS) s_buf[word] = v)
+            if (last_writer && n > 0u && word < VLE_STAGE_WORDS) {
+                s_buf[word] = tail;
+            }
+            barrier();
+            // Phase 2: OR the incomplete last word into the next invocation's
+            // first (every invocation with 32 symbols completes a word).
+            if (count > 0u && !last_writer && n > 0u && word < VLE_STAGE_WORDS) {
+                s_buf[word] |= tail;
+            }
+            barrier();
+            // Coalesced copy; the first and last words are shared with the
+            // neighbouring blocks.
+            uint n_words = (lead + block_bits + 31u) >> 5;
+            for (uint w = lid; w < n_words; w += VLE_WORKGROUP) {
+                uint g = p_word + w;
+                if (g >= params.out_capacity || w >= VLE_STAGE_WORDS) {
+                    vle_flag(VLE_ERR_BOUNDS);
+                    continue;
+                }
+                uint v = vle_bswap(s_buf[w]);
+                if (w == 0u || w + 1u == n_words) {
+                    atomicOr(out_words[g], v);
                 } else {
-                    uint rem = len - free_bits; // 0..23
-                    acc |= code >> rem;
-                    if (word < VLE_BLOCK_WORDS) s_buf[word] = acc;
-                    word++;
-                    acc = rem == 0u ? 0u : code << ((32u - rem) & 31u);
-                    fill = rem;
+                    out_words[g] = v;
                 }
             }
-        }
-        if (last_writer && fill > 0u && word < VLE_BLOCK_WORDS) {
-            s_buf[word] = acc;
-        }
-        barrier();
-        // Phase 2: OR the incomplete last word into the next invocation's first.
-        if (count > 0u && !last_writer && fill > 0u && word < VLE_BLOCK_WORDS) {
-            s_buf[word] |= acc;
-        }
-        barrier();
-
-        // Coalesced copy; the first and last words are shared with the
-        // neighbouring blocks.
-        uint n_words = (lead + block_bits + 31u) >> 5;
-        for (uint w = lid; w < n_words; w += VLE_WORKGROUP) {
-            uint g = p_word + w;
-            if (g >= params.out_capacity || w >= VLE_BLOCK_WORDS) {
-                vle_flag(VLE_ERR_BOUNDS);
-                continue;
-            }
-            uint v = vle_bswap(s_buf[w]);
-            if (w == 0u || w + 1u == n_words) {
-                atomicOr(out_words[g], v);
-            } else {
-                out_words[g] = v;
+        } else {
+            // A block-code longer than the staging buffer (long codewords):
+            // pack straight into the output. Words this invocation owns
+            // alone are plain-stored; its first word when it starts inside
+            // one, and its last when it ends inside one, are shared with
+            // the neighbours and ORed in.
+            uint word = p_word + (pos >> 5);
+            uint head_word = n != 0u ? word : 0xffffffffu;
+            VLE_PACK(if (word >= params.out_capacity) vle_flag(VLE_ERR_BOUNDS);
+                     else if (word == head_word) atomicOr(out_words[word], vle_bswap(v));
+                     else out_words[word] = vle_bswap(v))
+            if (count > 0u && n > 0u) {
+                if (word < params.out_capacity) atomicOr(out_words[word], vle_bswap(tail));
+                else vle_flag(VLE_ERR_BOUNDS);
             }
         }
         if (lid == 0u && block + 1u == params.n_blocks) {

@@ -96,6 +96,40 @@ fn lossless_round_trip_of_two_and_four_components_and_signed_samples() {
     });
 }
 
+/// Lossy files default to the tallest codeblocks (fewer blocks cut by rate
+/// control), lossless ones to 64 rows; an explicit height wins either way.
+#[test]
+fn codeblock_height_defaults_follow_the_target() {
+    let image = photo_crop(64, 48);
+    let height = |options: EncodeOptions| {
+        let bytes = codec::encode(&image, &options, &Backend::Cpu)
+            .unwrap()
+            .bytes;
+        decode_all(&bytes).unwrap();
+        Container::parse(&bytes, ReadOptions::default())
+            .unwrap()
+            .header
+            .codeblock_height
+    };
+    assert_eq!(
+        height(EncodeOptions::lossless()),
+        codec::LOSSLESS_CODEBLOCK_HEIGHT
+    );
+    assert_eq!(
+        height(EncodeOptions::bpp(1.0)),
+        codec::LOSSY_CODEBLOCK_HEIGHT
+    );
+    assert_eq!(codec::LOSSY_CODEBLOCK_HEIGHT, 256);
+    for (target, rows) in [(RateTarget::Lossless, 32), (RateTarget::Bpp(1.0), 64)] {
+        let options = EncodeOptions {
+            target,
+            codeblock_height: Some(rows),
+            ..EncodeOptions::default()
+        };
+        assert_eq!(height(options), rows);
+    }
+}
+
 #[test]
 fn tiny_and_odd_sizes_round_trip_lossless_and_decode_lossy() {
     let mut rng = <TestRng as rand::SeedableRng>::seed_from_u64(5);

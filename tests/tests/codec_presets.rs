@@ -127,7 +127,10 @@ fn natural_presets_are_the_defaults_and_round_trip() {
                 ..EncodeOptions::bpp(2.0)
             };
             let bytes = encode(&image, &lossy);
-            assert_eq!(preset_of(&bytes), (PRESET_NATURAL_LOSSY, 0));
+            // Fitted to the coded passes: the row offset may move by one.
+            let (id, offset) = preset_of(&bytes);
+            assert_eq!(id, PRESET_NATURAL_LOSSY);
+            assert!(offset.abs() <= 1);
             let decoded = decode(&bytes).unwrap();
             assert!(codec::psnr(&image, &decoded).unwrap() > 30.0);
         }
@@ -169,13 +172,19 @@ fn row_offsets_follow_bit_depth_and_step_and_round_trip() {
             "{bits} bits"
         );
         assert_eq!(decode(&bytes).unwrap(), image, "{bits} bits");
-        // Lossy at the default step 2^(bits-8) needs no offset.
-        let bytes = encode(&image, &EncodeOptions::bpp(2.0));
+        // Lossy at the default step 2^(bits-8) needs no offset (before the
+        // fit, which may move it by one).
+        let lossy = EncodeOptions {
+            tables: natural(false),
+            ..EncodeOptions::bpp(2.0)
+        };
+        let bytes = encode(&image, &lossy);
         assert_eq!(preset_of(&bytes), (PRESET_NATURAL_LOSSY, 0), "{bits} bits");
         decode(&bytes).unwrap();
     }
     let half_step = EncodeOptions {
         base_step: Some(0.5),
+        tables: natural(false),
         ..EncodeOptions::bpp(1.0)
     };
     assert_eq!(
@@ -360,7 +369,7 @@ fn large_photo() -> Image {
 
 /// Lossless by default fits the preset to a sample of the blocks, listing
 /// changes in the header; fitting on every block does at least as well,
-/// and both beat the plain preset. Lossy targets keep the plain preset.
+/// and both beat the plain preset. (Lossy targets: the next test.)
 #[test]
 fn fitted_tables_pay_on_lossless_photographs_and_round_trip() {
     let image = large_photo();
@@ -394,15 +403,51 @@ fn fitted_tables_pay_on_lossless_photographs_and_round_trip() {
         trained.len(),
         auto.len()
     );
-    let lossy = encode(&image, &EncodeOptions::bpp(1.0));
-    assert_eq!(header_of(&lossy).tables.name(), "natural-lossy");
     // `Natural` is the wavelet's preset, never fitted: the plain files.
     assert_eq!(with(TableChoice::Natural), plain);
-    let natural_lossy = EncodeOptions {
-        tables: TableChoice::Natural,
-        ..EncodeOptions::bpp(1.0)
-    };
-    assert_eq!(encode(&image, &natural_lossy), lossy);
+}
+
+/// Lossy targets fit the preset to the symbols of the passes a first
+/// allocation keeps: on the 384x384 photograph the change list pays at
+/// some rate (not on small crops: it costs too much of their budget), the
+/// file decodes, still fills the budget within 0.5% and is no worse than
+/// the plain preset's; `Natural` skips the fit.
+#[test]
+fn lossy_targets_fit_the_coded_passes_and_round_trip() {
+    let image = demo_image();
+    let pixels = (image.width * image.height) as f64;
+    let mut adjusted = 0;
+    for bpp in [0.5, 1.0, 2.0] {
+        let with = |tables: TableChoice| {
+            let o = EncodeOptions {
+                tables,
+                ..EncodeOptions::bpp(bpp)
+            };
+            let bytes = encode(&image, &o);
+            let got = bytes.len() as f64 * 8.0 / pixels;
+            assert!(got <= bpp && got >= 0.995 * bpp, "--bpp {bpp}: {got:.4}");
+            let psnr = codec::psnr(&image, &decode(&bytes).unwrap()).unwrap();
+            (bytes, psnr)
+        };
+        let (fitted, fitted_psnr) = with(TableChoice::Default);
+        let (plain, plain_psnr) = with(TableChoice::Natural);
+        assert_eq!(header_of(&plain).tables.name(), "natural-lossy");
+        let h = header_of(&fitted);
+        if h.tables.name() == "adjusted" {
+            assert_eq!(fitted[TABLES_AT], 254);
+            adjusted += 1;
+        } else {
+            assert_eq!(fitted, plain, "--bpp {bpp}: not fitted, so the plain file");
+        }
+        assert_eq!(h.tables.base_preset(), Some(PRESET_NATURAL_LOSSY));
+        // Kept only where rate control predicts a gain; the prediction is
+        // not exact, so allow a hair below.
+        assert!(
+            fitted_psnr > plain_psnr - 0.05,
+            "--bpp {bpp}: {fitted_psnr:.3} vs {plain_psnr:.3} dB"
+        );
+    }
+    assert!(adjusted >= 1, "the fit pays at some rate on a photograph");
 }
 
 /// Adjusted tables are a version 2 structure: a version 1 header cannot

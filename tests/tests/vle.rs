@@ -62,6 +62,7 @@ fn corpus(rng: &mut TestRng) -> Vec<(String, Vec<u8>)> {
         ),
         ("real text".into(), real_text()),
         ("real binary".into(), real_binary()),
+        ("long codes".into(), long_codes(rng)),
     ];
     for kind in [SampleKind::Text, SampleKind::Skewed, SampleKind::Random] {
         let len = rng.random_range(1..300_000);
@@ -71,6 +72,18 @@ fn corpus(rng: &mut TestRng) -> Vec<(String, Vec<u8>)> {
         ));
     }
     all
+}
+
+/// ~9000 rare bytes between runs of 16 common ones: the common symbols take
+/// ~95% of the code space, so with max_len >= 12 the rare bytes get
+/// codewords of ~12 bits and the blocks holding them are longer than the GPU
+/// encoder's shared staging buffer (~9 bits a symbol): they take its direct
+/// path, next to staged blocks.
+fn long_codes(rng: &mut TestRng) -> Vec<u8> {
+    let mut v: Vec<u8> = (0..150_000).map(|_| rng.random_range(0..16u8)).collect();
+    v.extend((0..9000).map(|_| rng.random_range(16..=255u8)));
+    v.extend((0..20_000).map(|_| rng.random_range(0..16u8)));
+    v
 }
 
 fn options(rng: &mut TestRng) -> VleOptions {

@@ -114,6 +114,12 @@ impl LaneEncoders {
         self.exhausted
     }
 
+    /// Whether lane `t` reserves a slot for its next symbol.
+    #[inline]
+    pub fn needs_slot(&self, t: usize) -> bool {
+        self.exhausted >> t & 1 != 0
+    }
+
     /// Encodes `symbol` with probability `p` on lane `t`, reserving the next
     /// slot itself when needed (the sequential form: lanes call this in
     /// canonical order, which is the reservation order).

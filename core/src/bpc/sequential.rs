@@ -30,7 +30,19 @@ pub enum SymbolClass {
 
 /// Sees every symbol the sequential encoder codes, in canonical order: what
 /// the table trainer counts. `()` observes nothing.
+///
+/// An observer with [`SymbolObserver::TRACE`] also learns, while the
+/// encoder codes ([`encode_sequential_observed`]; not [`observe_symbols`]),
+/// where each codeword slot is opened and what each symbol removes from the
+/// squared error: enough for rate control to know the distortion of the
+/// stream cut after any number of codewords (spec section 8), not only at
+/// pass ends.
 pub trait SymbolObserver {
+    /// Whether the encoder calls [`SymbolObserver::slot`] and
+    /// [`SymbolObserver::decrease`] (a constant, so that other observers
+    /// cost nothing for them).
+    const TRACE: bool = false;
+
     /// One symbol: its table, bitplane, context and value.
     fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool);
 
@@ -49,6 +61,20 @@ pub trait SymbolObserver {
             self.symbol(class, bitplane, context as u8, ones >> t & 1 != 0);
         }
     }
+
+    /// The symbol about to be coded opens codeword slot `slot` (slots open
+    /// in increasing order from 0): a decoder given `slot` codewords stops
+    /// right before this symbol, with the decreases reported so far.
+    #[inline]
+    fn slot(&mut self, _slot: u32) {}
+
+    /// The symbol just coded lowered the squared error of the spec's
+    /// reconstruction by `decrease` (index units; negative when a
+    /// refinement moves a coefficient off an exact reconstruction). A
+    /// significance becomes a decrease with its sign symbol: until the sign
+    /// is decoded the decoder keeps the coefficient at 0.
+    #[inline]
+    fn decrease(&mut self, _decrease: i64) {}
 }
 
 impl SymbolObserver for () {
@@ -271,6 +297,9 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
     #[inline]
     fn code(&mut self, t: usize, symbol: bool, p: u8) -> Result<(), EncodeError> {
         if CODE {
+            if O::TRACE && self.coders.needs_slot(t) {
+                self.observer.slot(self.coders.next);
+            }
             self.coders.encode(t, symbol, p, self.out)
         } else {
             Ok(())
@@ -318,7 +347,9 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         if !CODE {
             return Ok(newly);
         }
-        if candidates.count_ones() <= SPARSE_LANES {
+        // A tracing observer learns each slot opening from `code`, lane by
+        // lane (same bytes as the 32-lane form).
+        if O::TRACE || candidates.count_ones() <= SPARSE_LANES {
             for t in lanes(candidates) {
                 self.code(t, newly >> t & 1 != 0, table[around.get(t) as usize])?;
             }
@@ -361,7 +392,17 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
             negative ^ predicted_negative,
         );
         if CODE {
-            if newly.count_ones() <= SPARSE_LANES {
+            if O::TRACE {
+                // Lane by lane, so that the observer learns each slot
+                // opening and each decrease in canonical order.
+                let mags = lane_magnitudes(self.block.row(y), x);
+                for t in lanes(newly) {
+                    let (k, predicted) = around.context(t);
+                    let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
+                    self.code(t, symbol, table[k as usize])?;
+                    self.observer.decrease(significance_decrease(mags[t], j));
+                }
+            } else if newly.count_ones() <= SPARSE_LANES {
                 for t in lanes(newly) {
                     let (k, predicted) = around.context(t);
                     let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
@@ -436,7 +477,14 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                     let mags = lane_magnitudes(row, x);
                     let ones = bitplane_mask(&mags, j) & refining;
                     if CODE {
-                        if refining.count_ones() <= SPARSE_LANES {
+                        if O::TRACE {
+                            // Lane by lane: each slot opening and each
+                            // decrease in canonical order.
+                            for t in lanes(refining) {
+                                self.code(t, ones >> t & 1 != 0, plane.refine)?;
+                                self.observer.decrease(refinement_decrease(mags[t], j));
+                            }
+                        } else if refining.count_ones() <= SPARSE_LANES {
                             for t in lanes(refining) {
                                 self.code(t, ones >> t & 1 != 0, plane.refine)?;
                             }

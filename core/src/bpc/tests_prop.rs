@@ -134,6 +134,26 @@ impl SymbolObserver for PhaseCounts {
     }
 }
 
+/// What a tracing observer learns: the decrease reported before each slot
+/// opens, and the total.
+#[derive(Default)]
+struct SlotTrace {
+    before_slot: Vec<i128>,
+    decreased: i128,
+}
+
+impl SymbolObserver for SlotTrace {
+    const TRACE: bool = true;
+    fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
+    fn slot(&mut self, slot: u32) {
+        assert_eq!(slot as usize, self.before_slot.len(), "slots open in order");
+        self.before_slot.push(self.decreased);
+    }
+    fn decrease(&mut self, decrease: i64) {
+        self.decreased += decrease as i128;
+    }
+}
+
 struct Stream {
     enc: Encoded,
     words: Vec<u16>,
@@ -333,6 +353,29 @@ proptest! {
             // The same codewords without a pass limit decode at least as far.
             let (_, d) = decode_case(&c, &s, DecodeLimits::codewords(r.codewords as usize));
             prop_assert!(d.passes_completed > p);
+        }
+    }
+
+    /// A tracing observer knows the error of the stream cut after any
+    /// number of codewords: the decrease it was told before slot `m`
+    /// opened is exactly what a decoder given `m` codewords removes.
+    #[test]
+    fn slot_traces_give_the_error_at_every_cut(seed in any::<u64>()) {
+        let c = case(seed, 12);
+        let s = encode_case(&c);
+        let block = Codeblock::new(&c.data, c.stride, c.width, c.height).unwrap();
+        let params = CodingParams::new(&c.tables, c.group);
+        let mut scratch = Scratch::<256>::new();
+        let mut trace = SlotTrace::default();
+        let mut words = std::vec![0u16; s.words.len()];
+        encode_sequential_observed(&block, &params, &mut scratch, &mut words, None, &mut trace).unwrap();
+        prop_assert_eq!(&words, &s.words);
+        prop_assert_eq!(trace.before_slot.len(), s.words.len());
+        let energy = energy(&c) as i128;
+        prop_assert_eq!(trace.decreased, energy);
+        for (m, before) in trace.before_slot.iter().enumerate() {
+            let (dec, _) = decode_case(&c, &s, DecodeLimits::codewords(m));
+            prop_assert_eq!(error_of(&c, &dec).0 as i128, energy - before, "cut at {} codewords", m);
         }
     }
 

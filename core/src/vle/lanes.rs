@@ -9,25 +9,37 @@
 //! * each invocation sums its codeword lengths; a workgroup exclusive scan
 //!   gives its offset inside the block-code, and the inter-block scan
 //!   ([`super::lookback`]) the block-code's bit position `P` in the stream;
-//! * the block-code is assembled in a shared buffer of [`BLOCK_WORDS`]
-//!   32-bit words, pre-shifted by `P mod 32`. Every invocation packs its
-//!   codewords into a 32-bit accumulator and plain-stores each word it
-//!   completes (its first word holds zeros where the previous invocation's
-//!   bits go); after a barrier it ORs its incomplete last word into the word
-//!   that the next invocation's first store created. This is race-free
-//!   because every codeword has at least one bit, so every invocation with
-//!   32 symbols writes at least 32 bits and completes a word. The last
-//!   invocation with symbols stores its last word before the barrier instead;
-//! * the shared buffer is copied to the output with plain stores, except
-//!   the first and last words, which neighbouring blocks share: those are
-//!   ORed into the zeroed output with atomics.
+//! * a block-code that fits the shared staging buffer of [`STAGE_WORDS`]
+//!   32-bit words (with its pre-shift `P mod 32`: up to ~9 bits a symbol,
+//!   so every block of a byte stream's Huffman code except clusters of
+//!   rare symbols) is assembled there. Every invocation packs its
+//!   codewords and plain-stores each word it completes (its first word
+//!   holds zeros where the previous invocation's bits go); after a barrier
+//!   it ORs its incomplete last word into the word that the next
+//!   invocation's first store created. This is race-free because every
+//!   codeword has at least one bit, so every invocation with 32 symbols
+//!   writes at least 32 bits and completes a word. The last invocation with
+//!   symbols stores its last word before the barrier instead. The buffer is
+//!   then copied to the output with plain stores, except the first and last
+//!   words, which neighbouring blocks share: those are ORed into the zeroed
+//!   output with atomics;
+//! * a longer block-code is packed straight into the output: the words an
+//!   invocation owns alone are plain-stored, its first word (when it starts
+//!   inside one) and its last (when it ends inside one) are ORed in. The
+//!   staging buffer is small on purpose: shared memory per workgroup decides
+//!   how many workgroups an SM holds, and that decides the encoder's speed
+//!   (docs/perf-notes.md, VLE).
+//!
+//! An invocation packs with a 64-bit accumulator whose low `n` bits are
+//! pending (`n < 32` between codewords): each codeword is shifted in, and
+//! once 32 or more bits are pending the oldest 32 are emitted.
 //!
 //! Output words hold stream bits MSB-first (bit 31 of word 0 is the first
 //! bit): `word.to_be_bytes()` gives the byte stream of [`super::encode`].
 
 use super::encode::{chunk_count, packed_codes};
 use super::lookback::{BlockScan, ScanMemory, Step};
-use super::{check_chunk_symbols, CodeTable, VleError, MAX_CODE_LEN, SYMBOLS};
+use super::{check_chunk_symbols, CodeTable, VleError, SYMBOLS};
 
 /// Symbols per invocation (GVLE's thread-input: one 32-byte load).
 pub const THREAD_SYMBOLS: usize = 32;
@@ -35,9 +47,10 @@ pub const THREAD_SYMBOLS: usize = 32;
 pub const WORKGROUP_SIZE: usize = 128;
 /// Symbols per block-input (one workgroup iteration).
 pub const BLOCK_SYMBOLS: usize = THREAD_SYMBOLS * WORKGROUP_SIZE;
-/// Words of the shared block-code buffer: the longest block-code plus one
-/// word for the pre-shift.
-pub const BLOCK_WORDS: usize = BLOCK_SYMBOLS * MAX_CODE_LEN as usize / 32 + 1;
+/// Words of the shared staging buffer: block-codes of up to
+/// `STAGE_WORDS * 32 - 31` bits (~9 bits a symbol) are assembled there,
+/// longer ones written straight to the output.
+pub const STAGE_WORDS: usize = 1152;
 
 /// Bits of one invocation's thread-code; an error names a symbol without codeword.
 fn thread_bits(packed: &[u32; SYMBOLS], symbols: &[u8]) -> Result<u32, VleError> {
@@ -52,67 +65,76 @@ fn thread_bits(packed: &[u32; SYMBOLS], symbols: &[u8]) -> Result<u32, VleError>
     Ok(bits)
 }
 
-/// Phase 1 of one invocation: packs `symbols` from bit `start` of `buf`,
-/// plain-storing every completed word. Returns the incomplete last word
-/// `(index, bits)` if any, which the caller stores (last invocation) or ORs
-/// after the barrier (every other invocation).
+/// Packs one invocation's codewords starting at bit `start % 32` of word
+/// `start / 32`, calling `emit(word, bits)` for every word it completes.
+/// Returns the incomplete last word `(index, bits)` if any (left-aligned).
 fn pack_thread(
     packed: &[u32; SYMBOLS],
     symbols: &[u8],
-    start: u32,
-    buf: &mut [u32],
+    start: u64,
+    mut emit: impl FnMut(usize, u32),
 ) -> Option<(usize, u32)> {
     let mut word = (start / 32) as usize;
-    let mut fill = start % 32;
-    let mut acc = 0u32;
+    // The low `n` bits of `acc` are pending; the zeros before the first
+    // codeword stand for the previous invocation's bits in the first word.
+    let mut n = (start % 32) as u32;
+    let mut acc = 0u64;
     for &s in symbols {
         let e = packed[s as usize];
-        let (code, len) = (e >> 8, e & 0xff);
-        let free = 32 - fill;
-        if len < free {
-            // 1 <= free - len <= 31.
-            acc |= code << (free - len);
-            fill += len;
-        } else {
-            // The codeword completes the word; `rem` (0..=23) bits spill over.
-            let rem = len - free;
-            acc |= code >> rem;
-            buf[word] = acc;
+        let len = e & 0xff; // 1..=24
+        acc = (acc << len) | (e >> 8) as u64;
+        n += len;
+        if n >= 32 {
+            n -= 32;
+            emit(word, (acc >> n) as u32);
             word += 1;
-            acc = if rem == 0 { 0 } else { code << (32 - rem) };
-            fill = rem;
         }
     }
-    (fill > 0).then_some((word, acc))
+    (n > 0).then(|| (word, (acc << (32 - n)) as u32))
 }
 
-/// Assembles the block-code of `symbols` (at most [`BLOCK_SYMBOLS`]) in
-/// `buf` starting at bit `lead` (0..32), the way one workgroup does, and
-/// returns its length in bits. `thread_offsets` receives each invocation's
-/// start bit relative to the block-code (the workgroup exclusive scan).
-///
-/// Phase 1 runs the invocations in reverse order, phase 2 in forward order:
-/// the result does not depend on the order, which is what makes it race-free.
-pub fn assemble_block(
-    table: &CodeTable,
+/// Invocation `t`'s symbols of a block-input.
+fn thread_symbols(symbols: &[u8], t: usize) -> &[u8] {
+    let lo = (t * THREAD_SYMBOLS).min(symbols.len());
+    let hi = ((t + 1) * THREAD_SYMBOLS).min(symbols.len());
+    &symbols[lo..hi]
+}
+
+/// The length pass of a block-input (at most [`BLOCK_SYMBOLS`] symbols):
+/// each invocation's start bit relative to the block-code (the workgroup
+/// exclusive scan) into `thread_offsets`; returns the block-code's length.
+fn block_offsets(
+    packed: &[u32; SYMBOLS],
     symbols: &[u8],
-    lead: u32,
-    buf: &mut [u32],
     thread_offsets: &mut [u32; WORKGROUP_SIZE],
 ) -> Result<u32, VleError> {
-    let packed = packed_codes(table);
     let mut total = 0u32;
     for (t, off) in thread_offsets.iter_mut().enumerate() {
         *off = total;
-        let lo = (t * THREAD_SYMBOLS).min(symbols.len());
-        let hi = ((t + 1) * THREAD_SYMBOLS).min(symbols.len());
-        total += thread_bits(&packed, &symbols[lo..hi])?;
+        total += thread_bits(packed, thread_symbols(symbols, t))?;
     }
+    Ok(total)
+}
+
+/// Assembles a block-code that fits the staging buffer `buf` (at least
+/// [`STAGE_WORDS`] words) starting at bit `lead` (0..32), the way one
+/// workgroup does. Phase 1 runs the invocations in reverse order, phase 2
+/// in forward order: the result does not depend on the order, which is
+/// what makes it race-free.
+fn assemble_staged(
+    packed: &[u32; SYMBOLS],
+    symbols: &[u8],
+    lead: u32,
+    thread_offsets: &[u32; WORKGROUP_SIZE],
+    buf: &mut [u32],
+) {
     let threads = symbols.len().div_ceil(THREAD_SYMBOLS);
     let mut leftovers = [None; WORKGROUP_SIZE];
     for t in (0..threads).rev() {
-        let part = &symbols[t * THREAD_SYMBOLS..((t + 1) * THREAD_SYMBOLS).min(symbols.len())];
-        let left = pack_thread(&packed, part, lead + thread_offsets[t], buf);
+        let start = (lead + thread_offsets[t]) as u64;
+        let left = pack_thread(packed, thread_symbols(symbols, t), start, |w, bits| {
+            buf[w] = bits
+        });
         if t + 1 == threads {
             if let Some((w, bits)) = left {
                 buf[w] = bits;
@@ -125,14 +147,49 @@ pub fn assemble_block(
     for (w, bits) in leftovers.iter().take(threads).flatten() {
         buf[*w] |= bits;
     }
-    Ok(total)
+}
+
+/// Packs a block-code too long for the staging buffer straight into `out`,
+/// from stream bit `p`: owned words are stored, each invocation's first
+/// word (when it starts inside one) and last (when it ends inside one) ORed.
+fn pack_direct(
+    packed: &[u32; SYMBOLS],
+    symbols: &[u8],
+    p: u64,
+    thread_offsets: &[u32; WORKGROUP_SIZE],
+    out: &mut [u32],
+) -> Result<(), VleError> {
+    let threads = symbols.len().div_ceil(THREAD_SYMBOLS);
+    let mut fits = true;
+    // In reverse order, as in `assemble_staged`: a result that depended on
+    // the order of the invocations' stores would differ from `encode`'s.
+    for t in (0..threads).rev() {
+        let start = p + thread_offsets[t] as u64;
+        let head = (!start.is_multiple_of(32)).then_some((start / 32) as usize);
+        let mut put = |w: usize, bits: u32, shared: bool| match out.get_mut(w) {
+            Some(d) if shared => *d |= bits,
+            Some(d) => *d = bits,
+            None => fits = false,
+        };
+        let tail = pack_thread(packed, thread_symbols(symbols, t), start, |w, bits| {
+            put(w, bits, Some(w) == head)
+        });
+        if let Some((w, bits)) = tail {
+            put(w, bits, true);
+        }
+    }
+    if fits {
+        Ok(())
+    } else {
+        Err(VleError::OutputTooSmall)
+    }
 }
 
 /// The lane-parallel encoder: equal to [`super::encode`], with the stream
 /// written as MSB-first 32-bit words into `out` (zeroed by the caller, at
 /// least `bits.div_ceil(32)` words) and block positions from the GVLE scan
 /// over `scan` memory (zero-initialised, one element per block). `shared`
-/// must hold [`BLOCK_WORDS`] words. Returns the total number of bits.
+/// must hold [`STAGE_WORDS`] words. Returns the total number of bits.
 pub fn encode_lanes(
     symbols: &[u8],
     table: &CodeTable,
@@ -150,7 +207,7 @@ pub fn encode_lanes(
             given: index.len(),
         });
     }
-    if shared.len() < BLOCK_WORDS {
+    if shared.len() < STAGE_WORDS {
         return Err(VleError::OutputTooSmall);
     }
     let packed = packed_codes(table);
@@ -158,11 +215,9 @@ pub fn encode_lanes(
     let blocks = symbols.len().div_ceil(BLOCK_SYMBOLS);
     for (b, block) in symbols.chunks(BLOCK_SYMBOLS).enumerate() {
         // Length pass, then the scan (in block order, so it never waits).
-        let mut len = 0u64;
-        for part in block.chunks(THREAD_SYMBOLS) {
-            len += thread_bits(&packed, part)? as u64;
-        }
-        let mut block_scan = BlockScan::new(b, blocks, len);
+        let mut offsets = [0u32; WORKGROUP_SIZE];
+        let bits = block_offsets(&packed, block, &mut offsets)?;
+        let mut block_scan = BlockScan::new(b, blocks, bits as u64);
         let p = loop {
             match block_scan.step(scan) {
                 Step::Done(p) => break p,
@@ -170,8 +225,6 @@ pub fn encode_lanes(
                 Step::Blocked => unreachable!("the blocks before this one have finished"),
             }
         };
-        let mut offsets = [0u32; WORKGROUP_SIZE];
-        let bits = assemble_block(table, block, (p % 32) as u32, shared, &mut offsets)?;
         // Chunk starts fall on invocation boundaries (chunk_symbols % 32 == 0).
         for (t, &off) in offsets.iter().enumerate() {
             let first = b * BLOCK_SYMBOLS + t * THREAD_SYMBOLS;
@@ -179,19 +232,25 @@ pub fn encode_lanes(
                 index[first / chunk_symbols] = p + off as u64;
             }
         }
-        // Coalesced copy; the first and last words are shared with the
-        // neighbouring blocks and ORed.
-        let first_word = (p / 32) as usize;
-        let words = ((p % 32) + bits as u64).div_ceil(32) as usize;
-        let dst = out
-            .get_mut(first_word..first_word + words)
-            .ok_or(VleError::OutputTooSmall)?;
-        for (i, (d, &s)) in dst.iter_mut().zip(shared.iter()).enumerate() {
-            if i == 0 || i + 1 == words {
-                *d |= s;
-            } else {
-                *d = s;
+        let lead = (p % 32) as u32;
+        if (lead + bits) as usize <= STAGE_WORDS * 32 {
+            assemble_staged(&packed, block, lead, &offsets, shared);
+            // Coalesced copy; the first and last words are shared with the
+            // neighbouring blocks and ORed.
+            let first_word = (p / 32) as usize;
+            let words = (lead + bits).div_ceil(32) as usize;
+            let dst = out
+                .get_mut(first_word..first_word + words)
+                .ok_or(VleError::OutputTooSmall)?;
+            for (i, (d, &s)) in dst.iter_mut().zip(shared.iter()).enumerate() {
+                if i == 0 || i + 1 == words {
+                    *d |= s;
+                } else {
+                    *d = s;
+                }
             }
+        } else {
+            pack_direct(&packed, block, p, &offsets, out)?;
         }
         total = p + bits as u64;
     }
@@ -217,7 +276,7 @@ mod tests {
         encode(data, &t, chunk, &mut want, &mut want_index).unwrap();
 
         let blocks = data.len().div_ceil(BLOCK_SYMBOLS);
-        let mut shared = vec![0u32; BLOCK_WORDS];
+        let mut shared = vec![0u32; STAGE_WORDS];
         for wide in [true, false] {
             let mut out = vec![0u32; bits.div_ceil(32) as usize];
             let mut index = vec![0u64; want_index.len()];
@@ -257,6 +316,37 @@ mod tests {
             check(&data, 16, 4096);
         }
         check(&[9u8; 10_000], 16, 64); // one symbol: 1 bit each
+    }
+
+    #[test]
+    fn long_block_codes_are_packed_directly() {
+        // ~5000 rare symbols between runs of 16 common ones: the common
+        // symbols take ~94% of the code space, so the rare ones get
+        // codewords of ~12 bits and their blocks overflow the staging buffer.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut data: Vec<u8> = (0..40_000).map(|_| (next() % 16) as u8).collect();
+        data.extend((0..5000).map(|_| 16 + (next() % 240) as u8));
+        data.extend((0..40_000).map(|_| (next() % 16) as u8));
+        for max_len in [12, 16, 24] {
+            let mut h = [0u64; SYMBOLS];
+            histogram(&data, &mut h);
+            let t = CodeTable::from_histogram(&h, max_len).unwrap();
+            let packed = packed_codes(&t);
+            let mut offsets = [0u32; WORKGROUP_SIZE];
+            let longest = data
+                .chunks(BLOCK_SYMBOLS)
+                .map(|b| block_offsets(&packed, b, &mut offsets).unwrap())
+                .max()
+                .unwrap();
+            assert!(longest as usize > STAGE_WORDS * 32, "max_len {max_len}");
+            check(&data, max_len, 64);
+        }
     }
 
     proptest! {

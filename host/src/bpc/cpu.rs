@@ -39,6 +39,48 @@ struct Block {
     top: Option<u8>,
     words: Vec<u16>,
     records: Vec<PassRecord>,
+    cuts: Vec<f64>,
+}
+
+/// What the encoder reports besides the codewords.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// Nothing.
+    None,
+    /// The per-pass records.
+    Records,
+    /// The records and the decrease at every codeword cut ([`CutDecreases`]).
+    Cuts,
+}
+
+/// The squared-error decrease (index units) of every truncation of a
+/// codeblock's stream: entry `m` is what a decoder given the first `m`
+/// codewords removes (spec section 8), for `m` below the codeword count
+/// (the whole stream removes the block's energy, the sum of its records).
+pub type CutDecreases = Vec<f64>;
+
+/// Collects a [`CutDecreases`] from the sequential encoder's trace.
+#[derive(Default)]
+struct CutTrace {
+    cuts: CutDecreases,
+    decreased: i128,
+}
+
+impl bpc::SymbolObserver for CutTrace {
+    const TRACE: bool = true;
+
+    #[inline]
+    fn symbol(&mut self, _: bpc::SymbolClass, _: u8, _: u8, _: bool) {}
+
+    #[inline]
+    fn slot(&mut self, _slot: u32) {
+        self.cuts.push(self.decreased as f64);
+    }
+
+    #[inline]
+    fn decrease(&mut self, decrease: i64) {
+        self.decreased += decrease as i128;
+    }
 }
 
 crate::fastest! {
@@ -54,14 +96,30 @@ crate::fastest! {
     }
 }
 
+crate::fastest! {
+    /// [`bpc::encode_sequential_observed`] with a [`CutTrace`], compiled for
+    /// the CPU (a tracing observer codes lane by lane; same bytes).
+    fn encode_traced(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        words: &mut [u16],
+        records: Option<&mut [PassRecord]>,
+        trace: &mut CutTrace,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::encode_sequential_observed(block, params, scratch, words, records, trace)
+    }
+}
+
 fn encode_one(
     batch: &CodeblockBatch,
     i: usize,
     tables: &ProbabilityTables,
     form: CoreForm,
-    with_records: bool,
+    detail: Detail,
     scratch: &mut EncodeScratch,
 ) -> Result<Block, BpcError> {
+    let with_records = detail != Detail::None;
     let block = batch.block(i)?;
     let err = |source| BpcError::Encode { block: i, source };
     let top = bpc::most_significant_bitplane(&block).map_err(err)?;
@@ -78,9 +136,12 @@ fn encode_one(
     let recs = with_records.then_some(&mut records[..]);
     let params = CodingParams::new(tables, batch.blocks[i].group);
     let state = &mut scratch.state;
-    let enc = match form {
-        CoreForm::Sequential => encode_sequential(&block, &params, state, words, recs),
-        CoreForm::Lanes => bpc::encode_lanes(&block, &params, state, words, recs, 32),
+    let mut trace = CutTrace::default();
+    let enc = match (form, detail) {
+        // Only the sequential form reports the symbols' order.
+        (_, Detail::Cuts) => encode_traced(&block, &params, state, words, recs, &mut trace),
+        (CoreForm::Sequential, _) => encode_sequential(&block, &params, state, words, recs),
+        (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }
     .map_err(err)?;
     let words = words[..enc.codewords].to_vec();
@@ -93,19 +154,24 @@ fn encode_one(
         top: enc.top_bitplane,
         words,
         records,
+        cuts: trace.cuts,
     })
 }
+
+/// Every block's records and cut decreases (empty where not asked for).
+type Details = (Vec<Vec<PassRecord>>, Vec<CutDecreases>);
 
 fn encode_blocks(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
     form: CoreForm,
-    with_records: bool,
-) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
+    detail: Detail,
+) -> Result<(EncodedBatch, Details), BpcError> {
+    let with_records = detail != Detail::None;
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()
         .map_init(EncodeScratch::default, |s, i| {
-            encode_one(batch, i, tables, form, with_records, s)
+            encode_one(batch, i, tables, form, detail, s)
         })
         .collect();
     // The error of the first failing codeblock, whatever the thread timing.
@@ -117,6 +183,11 @@ fn encode_blocks(
     };
     out.offsets.push(0);
     let mut records = Vec::with_capacity(if with_records { blocks.len() } else { 0 });
+    let mut cuts = Vec::with_capacity(if detail == Detail::Cuts {
+        blocks.len()
+    } else {
+        0
+    });
     for b in blocks {
         out.tops.push(b.top);
         out.codewords.extend_from_slice(&b.words);
@@ -124,8 +195,11 @@ fn encode_blocks(
         if with_records {
             records.push(b.records);
         }
+        if detail == Detail::Cuts {
+            cuts.push(b.cuts);
+        }
     }
-    Ok((out, records))
+    Ok((out, (records, cuts)))
 }
 
 /// Encodes every codeblock of `batch` with `tables`.
@@ -134,7 +208,7 @@ pub fn encode(
     tables: &ProbabilityTables,
     form: CoreForm,
 ) -> Result<EncodedBatch, BpcError> {
-    encode_blocks(batch, tables, form, false).map(|(e, _)| e)
+    encode_blocks(batch, tables, form, Detail::None).map(|(e, _)| e)
 }
 
 /// [`encode`] plus the per-pass records of every codeblock (for rate control).
@@ -143,7 +217,17 @@ pub fn encode_with_records(
     tables: &ProbabilityTables,
     form: CoreForm,
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
-    encode_blocks(batch, tables, form, true)
+    encode_blocks(batch, tables, form, Detail::Records).map(|(e, (records, _))| (e, records))
+}
+
+/// [`encode_with_records`] plus every block's [`CutDecreases`] (for rate
+/// control that truncates anywhere, not only at pass ends). Always codes
+/// with the sequential form, the one that reports the symbols' order.
+pub fn encode_with_cuts(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<(EncodedBatch, Details), BpcError> {
+    encode_blocks(batch, tables, CoreForm::Sequential, Detail::Cuts)
 }
 
 /// Decodes `encoded` into an array laid out like `like.coefficients` (same

@@ -13,8 +13,8 @@
 use image::DynamicImage;
 use rayon::prelude::*;
 use wavelane_core::bpc::{
-    self, CodingParams, GroupTables, Mode, ProbabilityTables, Scratch, SymbolClass, SymbolObserver,
-    GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
+    self, CodingParams, GroupTables, Mode, PassKind, ProbabilityTables, Scratch, SymbolClass,
+    SymbolObserver, GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
 };
 use wavelane_core::dwt::{self, Cdf53, Fixed97, ImageLayout};
 
@@ -51,14 +51,70 @@ impl std::fmt::Debug for Trainer {
     }
 }
 
+/// Which symbols of a codeblock a [`Trainer`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockSymbols {
+    /// None.
+    None,
+    /// All of them.
+    All,
+    /// Those of the passes up to and including this one (in coding order:
+    /// bitplanes downwards, SPP, MRP, CP within a bitplane).
+    Through {
+        /// The last pass counted.
+        kind: PassKind,
+        /// Its bitplane.
+        bitplane: u8,
+    },
+}
+
 struct Observer<'a> {
     cells: &'a mut Cells,
     group: usize,
+    /// The last pass counted, as `(bitplane, order of the pass within its
+    /// bitplane)`; `None` counts every symbol.
+    last: Option<(u8, u8)>,
+}
+
+/// Order of a pass within its bitplane (SPP, MRP, CP).
+fn pass_order(kind: PassKind) -> u8 {
+    match kind {
+        PassKind::Significance => 0,
+        PassKind::Refinement => 1,
+        PassKind::Cleanup => 2,
+    }
+}
+
+/// The pass a symbol class is coded in.
+fn class_pass(class: SymbolClass) -> PassKind {
+    match class {
+        SymbolClass::Significance | SymbolClass::Sign => PassKind::Significance,
+        SymbolClass::Refinement => PassKind::Refinement,
+        SymbolClass::CleanupSignificance | SymbolClass::CleanupSign => PassKind::Cleanup,
+    }
+}
+
+impl Observer<'_> {
+    /// Whether the symbols of `class` at `bitplane` are counted: those of
+    /// the passes up to and including `last`. A phase of the walk lies in
+    /// one pass (one class, one bitplane), so this decides for whole
+    /// phases as exactly as for single symbols.
+    #[inline(always)]
+    fn counted(&self, class: SymbolClass, bitplane: u8) -> bool {
+        (bitplane as usize) < TABLE_BITPLANES
+            && match self.last {
+                None => true,
+                // Bitplanes run downwards, passes upwards within a bitplane.
+                Some((j, order)) => {
+                    bitplane > j || bitplane == j && pass_order(class_pass(class)) <= order
+                }
+            }
+    }
 }
 
 impl SymbolObserver for Observer<'_> {
     fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool) {
-        if (bitplane as usize) < TABLE_BITPLANES {
+        if self.counted(class, bitplane) {
             let cell = &mut self.cells[self.group][class_index(class)][bitplane as usize]
                 [context as usize];
             cell.0 += !symbol as u64;
@@ -68,10 +124,12 @@ impl SymbolObserver for Observer<'_> {
 
     /// A popcount per context instead of an update per symbol: the
     /// encoder's walk reports whole phases, and consecutive symbols of one
-    /// context would otherwise wait on each other's counter update.
+    /// context would otherwise wait on each other's counter update. The
+    /// pass cut-off (`last`) applies to the whole phase, which lies in one
+    /// pass: the counts equal [`Self::symbol`]'s (tested).
     #[inline]
     fn phase(&mut self, class: SymbolClass, bitplane: u8, by_context: &[u32], ones: u32) {
-        if (bitplane as usize) < TABLE_BITPLANES {
+        if self.counted(class, bitplane) {
             let row = &mut self.cells[self.group][class_index(class)][bitplane as usize];
             for (cell, &lanes) in row.iter_mut().zip(by_context) {
                 cell.0 += (lanes & !ones).count_ones() as u64;
@@ -159,7 +217,33 @@ impl Trainer {
         batch: &CodeblockBatch,
         every: usize,
     ) -> Result<(), BpcError> {
+        let which: Vec<BlockSymbols> = (0..batch.len())
+            .map(|i| match sampled(i, every) {
+                true => BlockSymbols::All,
+                false => BlockSymbols::None,
+            })
+            .collect();
+        self.add_batch_selected(batch, &which)
+    }
+
+    /// Counts, of every codeblock `i` of `batch`, the symbols `which[i]`
+    /// selects (the lossy table fit counts those a truncated file codes).
+    ///
+    /// Errors: as [`Trainer::add_batch`]; [`BpcError::Mismatch`] when
+    /// `which` does not have one entry per block.
+    pub fn add_batch_selected(
+        &mut self,
+        batch: &CodeblockBatch,
+        which: &[BlockSymbols],
+    ) -> Result<(), BpcError> {
         batch.validate()?;
+        if which.len() != batch.len() {
+            return Err(BpcError::Mismatch(format!(
+                "{} symbol selections for {} codeblocks",
+                which.len(),
+                batch.len()
+            )));
+        }
         let mode = self.mode;
         let uniform = ProbabilityTables::uniform(mode);
         let partial = (0..batch.len())
@@ -167,7 +251,7 @@ impl Trainer {
             // Every split of the work zeroes and later merges a trainer
             // (about 170 KB): split into a few runs per thread, not per block.
             .with_min_len(batch.len().div_ceil(4 * rayon::current_num_threads()))
-            .filter(|&i| sampled(i, every))
+            .filter(|&i| which[i] != BlockSymbols::None)
             .try_fold(
                 || (Trainer::new(mode), Box::new(Scratch::<MAX_HEIGHT>::new())),
                 |(mut t, mut scratch), i| {
@@ -177,6 +261,12 @@ impl Trainer {
                     let mut observer = Observer {
                         cells: &mut t.cells,
                         group,
+                        last: match which[i] {
+                            BlockSymbols::Through { kind, bitplane } => {
+                                Some((bitplane, pass_order(kind)))
+                            }
+                            _ => None,
+                        },
                     };
                     // Counting needs the symbols, not their coding; the
                     // counts are popcounts of lane masks, which want the
@@ -400,6 +490,124 @@ mod tests {
         assert!(tables.groups()[1..]
             .iter()
             .all(|g| *g == GroupTables::UNIFORM));
+    }
+
+    /// Counting through a pass counts the symbols of that pass and the ones
+    /// before it, in coding order, and nothing after; `All` is `add_batch`.
+    #[test]
+    fn selected_passes_count_a_prefix_of_the_symbols() {
+        // 3-pass, M = 2: CP 2, then SPP, MRP, CP of bitplanes 1 and 0.
+        let coefficients: Vec<i32> = (0..64 * 4).map(|i| [0, 5, -3, 1, 0, 0, 2][i % 7]).collect();
+        let batch = CodeblockBatch {
+            coefficients,
+            blocks: vec![BlockDesc {
+                offset: 0,
+                stride: 64,
+                width: 64,
+                height: 4,
+                group: 3,
+            }],
+        };
+        let count = |which: BlockSymbols| {
+            let mut t = Trainer::new(Mode::ThreePass);
+            t.add_batch_selected(&batch, &[which]).unwrap();
+            t
+        };
+        let mut all = Trainer::new(Mode::ThreePass);
+        all.add_batch(&batch).unwrap();
+        assert_eq!(count(BlockSymbols::All).symbols(), all.symbols());
+        assert_eq!(count(BlockSymbols::None).symbols(), 0);
+        let through = |kind, bitplane| count(BlockSymbols::Through { kind, bitplane });
+        let top = through(PassKind::Cleanup, 2);
+        // The top pass codes every coefficient once, plus the signs of the
+        // newly significant (|v| >= 4).
+        let at_top = 64 * 4 + (0..64 * 4).filter(|i| i % 7 == 1).count() as u64;
+        assert_eq!(top.symbols(), at_top);
+        let order = [
+            (PassKind::Cleanup, 2),
+            (PassKind::Significance, 1),
+            (PassKind::Refinement, 1),
+            (PassKind::Cleanup, 1),
+            (PassKind::Significance, 0),
+            (PassKind::Refinement, 0),
+            (PassKind::Cleanup, 0),
+        ];
+        let counts: Vec<u64> = order
+            .iter()
+            .map(|&(k, j)| through(k, j).symbols())
+            .collect();
+        assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+        assert_eq!(*counts.last().unwrap(), all.symbols());
+        // Bitplane 1's refinement symbols appear once its MRP is counted.
+        let refine_1 = |t: &Trainer| t.counts(3, SymbolClass::Refinement, 1, 0).1;
+        assert_eq!(refine_1(&through(PassKind::Significance, 1)), 0);
+        assert!(refine_1(&through(PassKind::Refinement, 1)) > 0);
+        // One selection per block.
+        let mut t = Trainer::new(Mode::ThreePass);
+        assert!(t.add_batch_selected(&batch, &[]).is_err());
+    }
+
+    /// Reports every symbol on its own to an [`Observer`] (the trait's
+    /// default `phase` splits phases into symbols): the per-symbol counting
+    /// the popcounts of whole phases must equal.
+    struct PerSymbol<'a, 'b>(&'a mut Observer<'b>);
+
+    impl SymbolObserver for PerSymbol<'_, '_> {
+        fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool) {
+            self.0.symbol(class, bitplane, context, symbol);
+        }
+    }
+
+    proptest::proptest! {
+        /// The trainer's counts by popcounts of whole phases (through the
+        /// runtime-dispatched `count_block`) equal its counts symbol by
+        /// symbol, with and without a pass cut-off (the lossy fit's).
+        #[test]
+        fn phase_counts_equal_symbol_counts_through_any_pass(
+            seed in proptest::prelude::any::<u64>(),
+            width in 1usize..=64,
+            height in 1usize..=40,
+            three_pass in proptest::prelude::any::<bool>(),
+            group in 0usize..GROUPS,
+            last in proptest::option::of((0u8..3, 0u8..12)),
+        ) {
+            // Sparse, mixed-magnitude coefficients (an xorshift stream):
+            // every pass kind codes something on some bitplanes.
+            let mut state = seed | 1;
+            let data: Vec<i32> = (0..width * height)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let bits = (state >> 40) as u32 % 12;
+                    let v = ((state & 0xffff) as i32) & ((1 << bits) - 1);
+                    match state >> 60 {
+                        0..=5 => 0,
+                        6..=10 => v,
+                        _ => -v,
+                    }
+                })
+                .collect();
+            let mode = if three_pass { Mode::ThreePass } else { Mode::TwoPass };
+            let tables = ProbabilityTables::uniform(mode);
+            let params = CodingParams::new(&tables, group);
+            let block = bpc::Codeblock::new(&data, width, width, height).unwrap();
+            let last = last.map(|(k, j)| (j, k));
+            let mut scratch = Box::new(Scratch::<MAX_HEIGHT>::new());
+            let mut fast = Trainer::new(mode);
+            let mut observer = Observer { cells: &mut fast.cells, group, last };
+            count_block(&block, &params, &mut scratch, &mut observer).unwrap();
+            let mut slow = Trainer::new(mode);
+            let mut observer = Observer { cells: &mut slow.cells, group, last };
+            bpc::observe_symbols(&block, &params, &mut scratch, &mut PerSymbol(&mut observer))
+                .unwrap();
+            proptest::prop_assert!(fast.cells == slow.cells, "counts differ, last {:?}", last);
+            // The cut-off counts a prefix of the symbols.
+            let mut all = Trainer::new(mode);
+            let mut observer = Observer { cells: &mut all.cells, group, last: None };
+            count_block(&block, &params, &mut scratch, &mut observer).unwrap();
+            proptest::prop_assert!(fast.symbols() <= all.symbols());
+        }
     }
 
     #[test]

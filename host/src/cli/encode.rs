@@ -38,7 +38,8 @@ impl WaveletArg {
 /// The probability tables, on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TablesArg {
-    /// The natural-image preset; lossless: fitted to a quarter of the image's codeblocks.
+    /// The natural-image preset, fitted where it pays: lossless to (a sample of) the codeblocks,
+    /// lossy to the passes rate control keeps.
     Auto,
     /// The natural-image preset as it is (trained on photographs with the codec's own path).
     Natural,
@@ -79,9 +80,9 @@ pub struct EncodeArgs {
     /// Wavelet (default: 53 lossless, 97i lossy).
     #[arg(long, value_enum)]
     pub wavelet: Option<WaveletArg>,
-    /// Codeblock height (the width is always 64).
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub codeblock_height: u16,
+    /// Codeblock height (the width is always 64; default 64 lossless, 256 lossy).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub codeblock_height: Option<u16>,
     /// Skip coding bitplanes rate control is predicted to drop (faster, may cost a little PSNR).
     #[arg(long)]
     pub early_termination: bool,

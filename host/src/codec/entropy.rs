@@ -17,6 +17,7 @@ use super::codeblocks::BlockGeometry;
 use super::header::Header;
 use super::CodecError;
 use crate::backend::Backend;
+use crate::bpc::cpu::CutDecreases;
 use crate::bpc::{cpu, BlockDesc, CodeblockBatch, EncodedBatch};
 
 /// Every codeblock's codewords and pass records.
@@ -25,6 +26,8 @@ pub(crate) struct Coded {
     pub encoded: EncodedBatch,
     /// Per-pass records of each block.
     pub records: Vec<Vec<PassRecord>>,
+    /// Each block's decrease at every codeword cut (empty unless asked for).
+    pub cuts: Vec<CutDecreases>,
 }
 
 /// Descriptors of `blocks` in planes of `plane_width x plane_height`
@@ -95,26 +98,37 @@ fn by_shift(shifts: &[u8]) -> Vec<(u8, Vec<usize>)> {
 fn encode_batch(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
+    cuts: bool,
     backend: &Backend,
-) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), CodecError> {
+) -> Result<Coded, CodecError> {
     // Rate control needs every block's per-pass records, which only the
     // CPU driver produces; coding on the GPU as well would double the
     // work, so both backends code codeblocks on the CPU (the GPU backend
     // runs the DWT and decodes codeblocks on the GPU).
     let _ = backend;
-    Ok(cpu::encode_with_records(
-        batch,
-        tables,
-        cpu::CoreForm::Sequential,
-    )?)
+    let (encoded, records, cuts) = if cuts {
+        let (encoded, (records, cuts)) = cpu::encode_with_cuts(batch, tables)?;
+        (encoded, records, cuts)
+    } else {
+        let (encoded, records) =
+            cpu::encode_with_records(batch, tables, cpu::CoreForm::Sequential)?;
+        (encoded, records, Vec::new())
+    };
+    Ok(Coded {
+        encoded,
+        records,
+        cuts,
+    })
 }
 
-/// Codes every block of `batch` with records; block `i` with the tables
-/// shifted by `shifts[i]`.
+/// Codes every block of `batch` with records (and the decreases at every
+/// codeword cut with `cuts`); block `i` with the tables shifted by
+/// `shifts[i]`.
 pub(crate) fn encode(
     header: &Header,
     batch: &mut CodeblockBatch,
     shifts: &[u8],
+    cuts: bool,
     backend: &Backend,
 ) -> Result<Coded, CodecError> {
     let tables = header.tables.probability_tables();
@@ -126,12 +140,11 @@ pub(crate) fn encode(
         } else {
             shifted_tables(tables, shift)
         };
-        let (encoded, records) = encode_batch(batch, &t, backend)?;
-        return Ok(Coded { encoded, records });
+        return encode_batch(batch, &t, cuts, backend);
     }
     let n = batch.blocks.len();
-    // Each block's top bitplane, codewords and pass records.
-    type Part = (Option<u8>, Vec<u16>, Vec<PassRecord>);
+    // Each block's top bitplane, codewords, pass records and cut decreases.
+    type Part = (Option<u8>, Vec<u16>, Vec<PassRecord>, CutDecreases);
     let mut parts: Vec<Option<Part>> = vec![None; n];
     for (shift, members) in groups {
         // The sub-batch borrows the index array by moving it in and back.
@@ -139,12 +152,15 @@ pub(crate) fn encode(
             coefficients: std::mem::take(&mut batch.coefficients),
             blocks: members.iter().map(|&i| batch.blocks[i]).collect(),
         };
-        let result = encode_batch(&sub, &shifted_tables(tables, shift), backend);
+        let result = encode_batch(&sub, &shifted_tables(tables, shift), cuts, backend);
         batch.coefficients = sub.coefficients;
-        let (encoded, mut records) = result?;
+        let mut sub_coded = result?;
         for (k, &i) in members.iter().enumerate() {
-            let (top, words) = encoded.block(k);
-            parts[i] = Some((top, words.to_vec(), std::mem::take(&mut records[k])));
+            let (top, words) = sub_coded.encoded.block(k);
+            let words = words.to_vec();
+            let records = std::mem::take(&mut sub_coded.records[k]);
+            let cut = sub_coded.cuts.get_mut(k).map(std::mem::take);
+            parts[i] = Some((top, words, records, cut.unwrap_or_default()));
         }
     }
     let mut coded = Coded {
@@ -154,13 +170,17 @@ pub(crate) fn encode(
             codewords: Vec::new(),
         },
         records: Vec::with_capacity(n),
+        cuts: Vec::with_capacity(if cuts { n } else { 0 }),
     };
     for part in parts {
-        let (top, words, records) = part.expect("every block is in one shift group");
+        let (top, words, records, block_cuts) = part.expect("every block is in one shift group");
         coded.encoded.tops.push(top);
         coded.encoded.codewords.extend_from_slice(&words);
         coded.encoded.offsets.push(coded.encoded.codewords.len());
         coded.records.push(records);
+        if cuts {
+            coded.cuts.push(block_cuts);
+        }
     }
     Ok(coded)
 }

@@ -47,7 +47,10 @@ pub mod tables;
 mod transform;
 
 pub use decode::{decode, DecodeOptions, DecodeReport, Decoded};
-pub use encode::{encode, EncodeOptions, EncodeReport, Encoded, RateTarget, TableChoice};
+pub use encode::{
+    encode, EncodeOptions, EncodeReport, Encoded, RateTarget, TableChoice,
+    LOSSLESS_CODEBLOCK_HEIGHT, LOSSY_CODEBLOCK_HEIGHT,
+};
 pub use format::{ColourTransform, FormatError};
 pub use metrics::{mse, psnr};
 

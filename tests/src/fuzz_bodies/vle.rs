@@ -132,7 +132,7 @@ pub fn vle_lanes_diff(data: &[u8]) {
     // block, two prefix words per segment): an index past it panics here.
     let segments = blocks.div_ceil(core_vle::lookback::SEGMENT_BLOCKS);
     let cells = blocks;
-    let mut shared = vec![0u32; lanes::BLOCK_WORDS];
+    let mut shared = vec![0u32; lanes::STAGE_WORDS];
     for wide in [true, false] {
         let mut out = vec![0u32; bits.div_ceil(32) as usize];
         let mut index = vec![0u64; want_index.len()];
