@@ -68,15 +68,32 @@ pub fn reserve_slots(need: u32, next: u32, subgroup_size: u32) -> Option<SlotRes
 }
 
 /// The 32 lane encoders of a codeblock plus its slot counter.
+///
+/// Intervals are kept as `u16`: `L + S` never exceeds `2^W - 1 = 65535`
+/// (opening sets `L = 0, S = 65535`; symbol 1 moves `L` up by what it takes
+/// off `S`, symbol 0 only shrinks `S`), so 32 lanes fill two 256-bit
+/// vectors and `(S * P) >> 7` is one 16-bit multiply-high by `P << 9`.
 #[derive(Debug, Clone)]
 pub(super) struct LaneEncoders {
-    low: [u32; LANES],
-    size: [u32; LANES],
+    low: [u16; LANES],
+    size: [u16; LANES],
     slot: [u32; LANES],
+    /// Lanes whose interval is exhausted (`S = 0`, all of them at first):
+    /// they reserve a slot for their next symbol. Kept up to date by every
+    /// coding step so that a phase does not test 32 sizes.
+    exhausted: u32,
     /// Lanes that ever reserved a slot (they flush a codeword at the end).
     opened: u32,
     /// Slots reserved so far (`n`).
     pub next: u32,
+}
+
+/// `(S * P) >> 7` as the multiply-high `(S * (P << 9)) >> 16` (equal for
+/// `S < 2^16`, `P < 2^7`), the form 16-bit vector lanes compute in one
+/// instruction.
+#[inline(always)]
+fn split16(size: u16, p: u8) -> u16 {
+    ((size as u32).wrapping_mul((p as u32) << (16 - super::PROBABILITY_BITS)) >> 16) as u16
 }
 
 impl LaneEncoders {
@@ -85,25 +102,22 @@ impl LaneEncoders {
             low: [0; LANES],
             size: [0; LANES],
             slot: [0; LANES],
+            exhausted: u32::MAX,
             opened: 0,
             next: 0,
         }
     }
 
     /// Bit `t` set when lane `t` would reserve a slot for its next symbol.
-    #[inline]
+    #[inline(always)]
     pub fn exhausted(&self) -> u32 {
-        let mut mask = 0u32;
-        for t in 0..LANES {
-            mask |= ((self.size[t] == 0) as u32) << t;
-        }
-        mask
+        self.exhausted
     }
 
     /// Whether lane `t` reserves a slot for its next symbol.
     #[inline]
     pub fn needs_slot(&self, t: usize) -> bool {
-        self.size[t] == 0
+        self.exhausted >> t & 1 != 0
     }
 
     /// Encodes `symbol` with probability `p` on lane `t`, reserving the next
@@ -117,7 +131,7 @@ impl LaneEncoders {
         p: u8,
         out: &mut [u16],
     ) -> Result<(), EncodeError> {
-        if self.size[t] == 0 {
+        if self.exhausted >> t & 1 != 0 {
             let slot = self.next;
             self.next += 1;
             self.open(t, slot, out.len())?;
@@ -134,59 +148,106 @@ impl LaneEncoders {
         }
         self.slot[t] = slot;
         self.low[t] = 0;
-        self.size[t] = FULL;
+        self.size[t] = FULL as u16;
         self.opened |= 1 << t;
+        self.exhausted &= !(1 << t);
         Ok(())
     }
 
     /// Steps 2-4 for a lane whose codeword is open.
     #[inline]
     pub fn code(&mut self, t: usize, symbol: bool, p: u8, out: &mut [u16]) {
-        let f = split(self.size[t], p);
+        let size = self.size[t];
+        let f = split16(size, p);
         // Symbol 1 takes the upper subinterval `[L + f + 1, L + S]`, symbol 0
         // the lower `[L, L + f]`. Written without a branch on the symbol:
         // significance and sign symbols are close to random, and a
         // mispredicted branch per symbol costs more than the arithmetic.
-        // (`f < S`, so `S - f - 1` never wraps.)
-        let one = (symbol as u32).wrapping_neg();
+        // (`f < S`, so `S - f - 1` never wraps; `L + S <= 65535`.)
+        let one = (symbol as u16).wrapping_neg();
         self.low[t] += (f + 1) & one;
-        self.size[t] = ((self.size[t] - f - 1) & one) | (f & !one);
-        if self.size[t] == 0 {
+        let size = ((size - f - 1) & one) | (f & !one);
+        self.size[t] = size;
+        if size == 0 {
+            self.exhausted |= 1 << t;
             // The slot was checked against the output length when opened.
-            out[self.slot[t] as usize] = self.low[t] as u16;
+            out[self.slot[t] as usize] = self.low[t];
         }
     }
 
     /// One phase of the lane-parallel form: the lanes in `visit` code bit `t`
     /// of `symbols` with probability `probs[t]`. The caller has opened a
     /// codeword for every visiting lane that was exhausted.
-    #[inline]
+    #[inline(always)]
     pub fn code_lanes(&mut self, visit: u32, symbols: u32, probs: &[u8; LANES], out: &mut [u16]) {
         let mut emitted = 0u32;
-        // Branch-free over the 32 lanes so that the compiler can vectorize it.
+        // Branch-free over the 32 lanes so that the compiler can vectorize
+        // it; lanes not visiting compute garbage (wrapping) and keep their
+        // state.
         for t in 0..LANES {
-            let active = (visit >> t) & 1 != 0;
-            let one = (symbols >> t) & 1 != 0;
-            let f = split(self.size[t], probs[t]);
-            let (low, size) = if one {
-                (self.low[t] + f + 1, self.size[t].wrapping_sub(f + 1))
+            let active = visit & (1 << t) != 0;
+            let one = symbols & (1 << t) != 0;
+            let (low, size) = (self.low[t], self.size[t]);
+            let f = split16(size, probs[t]);
+            let (new_low, new_size) = if one {
+                (
+                    low.wrapping_add(f).wrapping_add(1),
+                    size.wrapping_sub(f).wrapping_sub(1),
+                )
             } else {
-                (self.low[t], f)
+                (low, f)
             };
-            self.low[t] = if active { low } else { self.low[t] };
-            self.size[t] = if active { size } else { self.size[t] };
-            emitted |= ((active && size == 0) as u32) << t;
+            self.low[t] = if active { new_low } else { low };
+            self.size[t] = if active { new_size } else { size };
+            emitted |= ((active & (new_size == 0)) as u32) << t;
         }
+        self.exhausted = (self.exhausted & !visit) | emitted;
         for t in super::sequential::lanes(emitted) {
-            out[self.slot[t] as usize] = self.low[t] as u16;
+            out[self.slot[t] as usize] = self.low[t];
         }
+    }
+
+    /// One phase of the sequential form coded all lanes at once: the lanes
+    /// in `visit` code bit `t` of `symbols` with probability `probs[t]`.
+    /// Within a phase every lane codes at most one symbol and the canonical
+    /// order is lane order, so the exhausted visiting lanes reserve their
+    /// slots in lane order first (what [`Self::encode`] lane by lane
+    /// would do), then [`Self::code_lanes`] codes all 32 lanes branch-free.
+    /// Fails like [`Self::encode`] when a slot would not fit in `out`.
+    #[inline(always)]
+    pub fn code_phase(
+        &mut self,
+        visit: u32,
+        symbols: u32,
+        probs: &[u8; LANES],
+        out: &mut [u16],
+    ) -> Result<(), EncodeError> {
+        let need = visit & self.exhausted();
+        if need != 0 {
+            if self.next as usize + need.count_ones() as usize > out.len() {
+                return Err(EncodeError::OutputTooSmall {
+                    capacity: out.len(),
+                });
+            }
+            for t in super::sequential::lanes(need) {
+                let slot = self.next;
+                self.next += 1;
+                self.slot[t] = slot;
+                self.low[t] = 0;
+                self.size[t] = FULL as u16;
+            }
+            self.opened |= need;
+            self.exhausted &= !need;
+        }
+        self.code_lanes(visit, symbols, probs, out);
+        Ok(())
     }
 
     /// Writes every open codeword (end of the codeblock).
     pub fn flush(&self, out: &mut [u16]) {
         for t in 0..LANES {
             if self.opened & (1 << t) != 0 {
-                out[self.slot[t] as usize] = self.low[t] as u16;
+                out[self.slot[t] as usize] = self.low[t];
             }
         }
     }
@@ -331,6 +392,36 @@ mod tests {
                 }
                 prop_assert_eq!(r.next, n);
             }
+        }
+
+        #[test]
+        fn a_phase_at_once_equals_its_lanes_one_by_one(
+            phases in proptest::collection::vec((any::<u32>(), any::<u32>(), any::<[u8; 32]>()), 1..40),
+            capacity in 0usize..200,
+        ) {
+            let mut one_by_one = LaneEncoders::new();
+            let mut at_once = LaneEncoders::new();
+            let (mut a, mut b) = (std::vec![0u16; capacity], std::vec![0u16; capacity]);
+            for (visit, symbols, probs) in phases {
+                let probs = probs.map(|p| p % 128);
+                let mut lane_result = Ok(());
+                for t in super::super::sequential::lanes(visit) {
+                    lane_result = one_by_one.encode(t, symbols >> t & 1 != 0, probs[t], &mut a);
+                    if lane_result.is_err() {
+                        break;
+                    }
+                }
+                let phase_result = at_once.code_phase(visit, symbols, &probs, &mut b);
+                prop_assert_eq!(phase_result, lane_result);
+                if phase_result.is_err() {
+                    return Ok(());
+                }
+                prop_assert_eq!((at_once.low, at_once.size, at_once.slot), (one_by_one.low, one_by_one.size, one_by_one.slot));
+                prop_assert_eq!((at_once.next, at_once.opened), (one_by_one.next, one_by_one.opened));
+            }
+            one_by_one.flush(&mut a);
+            at_once.flush(&mut b);
+            prop_assert_eq!(a, b);
         }
 
         #[test]

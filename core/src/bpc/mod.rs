@@ -247,6 +247,7 @@ pub struct Decoded {
 
 /// `M` of a codeblock: the highest set bit of the OR of all magnitudes, or
 /// `None` when every coefficient is 0. Errors if a magnitude is `>= 2^28`.
+#[inline]
 pub fn most_significant_bitplane(block: &Codeblock<'_>) -> Result<Option<u8>, EncodeError> {
     let mut or = 0u32;
     for y in 0..block.height() {

@@ -3,13 +3,13 @@
 //! lane-parallel form and the shaders must equal, and the firmware path.
 
 use super::coder::LaneEncoders;
-use super::context::{sign_symbol, Neighbours, SignNeighbours};
+use super::context::{sign_symbol, CountPlanes, Neighbours, SignNeighbours};
 use super::lut::PlaneTables;
 use super::record::{refinement_decrease, significance_decrease};
 use super::state::present_mask;
 use super::{
     most_significant_bitplane, pass_count, Codeblock, CodingParams, EncodeError, Encoded, Mode,
-    PassKind, PassRecord, PassSchedule, Scratch, GROUPS,
+    PassKind, PassRecord, PassSchedule, Scratch, GROUPS, LANES,
 };
 
 /// Which table a coded symbol's probability came from.
@@ -46,6 +46,22 @@ pub trait SymbolObserver {
     /// One symbol: its table, bitplane, context and value.
     fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool);
 
+    /// The symbols of one phase of a step at once: lane `t` codes bit `t`
+    /// of `ones` in context `k` when bit `t` of `by_context[k]` is set (the
+    /// masks are disjoint; their union is the lanes that code). The default
+    /// reports them to [`Self::symbol`] in lane order, which is the
+    /// canonical order within a phase; an observer that only counts can
+    /// override it with a popcount per context instead of an update per
+    /// symbol.
+    #[inline]
+    fn phase(&mut self, class: SymbolClass, bitplane: u8, by_context: &[u32], ones: u32) {
+        let coding = by_context.iter().fold(0, |all, m| all | m);
+        for t in lanes(coding) {
+            let context = by_context.iter().take_while(|m| *m >> t & 1 == 0).count();
+            self.symbol(class, bitplane, context as u8, ones >> t & 1 != 0);
+        }
+    }
+
     /// The symbol about to be coded opens codeword slot `slot` (slots open
     /// in increasing order from 0): a decoder given `slot` codewords stops
     /// right before this symbol, with the decreases reported so far.
@@ -64,6 +80,48 @@ pub trait SymbolObserver {
 impl SymbolObserver for () {
     #[inline]
     fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
+
+    #[inline]
+    fn phase(&mut self, _: SymbolClass, _: u8, _: &[u32], _: u32) {}
+}
+
+/// Phases with at most this many coding lanes are coded lane by lane;
+/// denser ones all 32 lanes at once ([`LaneEncoders::code_phase`]), which
+/// costs the same whatever the number of lanes.
+const SPARSE_LANES: u32 = 2;
+
+/// Phases with at least this many coding lanes look their probabilities up
+/// for all 32 lanes at once ([`CountPlanes::probabilities`]), sparser ones
+/// lane by lane.
+const DENSE_LANES: u32 = 8;
+
+/// The magnitudes of the coefficients the lanes visit in step `(y, x)`,
+/// `row` being row `y` (0 for lanes past the codeblock's width). A full
+/// row is a fixed-size copy the compiler vectorizes.
+#[inline(always)]
+fn lane_magnitudes(row: &[i32], x: usize) -> [u32; LANES] {
+    let mut mags = [0u32; LANES];
+    if let Ok(full) = <&[i32; 2 * LANES]>::try_from(row) {
+        for (t, m) in mags.iter_mut().enumerate() {
+            *m = full[2 * t + (x & 1)].unsigned_abs();
+        }
+    } else {
+        for (m, v) in mags.iter_mut().zip(row.iter().skip(x).step_by(2)) {
+            *m = v.unsigned_abs();
+        }
+    }
+    mags
+}
+
+/// Bit `t` set when bit `j` of `mags[t]` is set: a phase's symbols as one
+/// mask. Branch-free over the 32 lanes so that the compiler vectorizes it.
+#[inline(always)]
+fn bitplane_mask(mags: &[u32; LANES], j: u8) -> u32 {
+    let mut mask = 0u32;
+    for (t, m) in mags.iter().enumerate() {
+        mask |= ((m >> j) & 1) << t;
+    }
+    mask
 }
 
 /// Iterates the set bits of `mask`, lowest (lane 0) first.
@@ -87,6 +145,7 @@ pub(super) struct Prepared {
 
 /// Validates the inputs, computes `M` and initialises `scratch` (the sign
 /// map of every coefficient, and the CP flags in 3-pass mode).
+#[inline(always)]
 pub(super) fn prepare<const ROWS: usize>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -123,6 +182,7 @@ pub(super) fn prepare<const ROWS: usize>(
 /// count ([`MAX_PASSES`](super::MAX_PASSES) always suffices),
 /// [`EncodeError::CoefficientTooLarge`], [`EncodeError::BadGroup`],
 /// [`EncodeError::HeightExceedsScratch`].
+#[inline(always)]
 pub fn encode_sequential<const ROWS: usize>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -134,6 +194,7 @@ pub fn encode_sequential<const ROWS: usize>(
 }
 
 /// [`encode_sequential`] reporting every coded symbol to `observer`.
+#[inline(always)]
 pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -152,6 +213,7 @@ pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
 /// table training and the codec's table fit do) needs no coder, no output
 /// and no distortion records, and costs about half as much. The result's
 /// `codewords` is 0.
+#[inline(always)]
 pub fn observe_symbols<const ROWS: usize, O: SymbolObserver>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -162,6 +224,7 @@ pub fn observe_symbols<const ROWS: usize, O: SymbolObserver>(
 }
 
 /// The passes of the sequential encoder; `CODE` false only observes.
+#[inline(always)]
 fn walk<const CODE: bool, const ROWS: usize, O: SymbolObserver>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
@@ -243,23 +306,71 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         }
     }
 
-    /// Magnitude of lane `t`'s coefficient in step `(y, x)`, `row` being
-    /// row `y` of the codeblock (taken once per row, not per symbol).
-    #[inline]
-    fn magnitude(row: &[i32], x: usize, t: usize) -> u32 {
-        row[2 * t + x].unsigned_abs()
-    }
-
     /// Distortion decrease of the lanes in `newly`, which became significant
-    /// at bitplane `j` in step `(row, x)`; summed after the step's symbols so
-    /// that coding them needs no branch on the (unpredictable) bit.
-    fn significance_decreases(row: &[i32], x: usize, newly: u32, j: u8) -> i128 {
+    /// at bitplane `j` (`mags`: the step's lane magnitudes); summed after
+    /// the step's symbols so that coding them needs no branch on the
+    /// (unpredictable) bit.
+    #[inline(always)]
+    fn significance_decreases(mags: &[u32; LANES], newly: u32, j: u8) -> i128 {
         lanes(newly)
-            .map(|t| significance_decrease(Self::magnitude(row, x, t), j) as i128)
+            .map(|t| significance_decrease(mags[t], j) as i128)
             .sum()
     }
 
+    /// Distortion decrease of refining the lanes in `refining` at bitplane
+    /// `j`, over all 32 lanes without a branch (vectorizes). Each term is
+    /// below `2^56` (magnitudes are below `2^28`), so 32 of them fit an
+    /// `i64`.
+    #[inline(always)]
+    fn refinement_decreases(mags: &[u32; LANES], refining: u32, j: u8) -> i128 {
+        let mut sum = 0i64;
+        for (t, &m) in mags.iter().enumerate() {
+            let d = refinement_decrease(m, j);
+            sum += if refining >> t & 1 != 0 { d } else { 0 };
+        }
+        sum as i128
+    }
+
+    /// Phase A of a step: codes the significance of the lanes in
+    /// `candidates` with the probabilities `table` gives their contexts;
+    /// returns the lanes that became significant.
+    #[inline(always)]
+    fn significance_phase(
+        &mut self,
+        mags: &[u32; LANES],
+        j: u8,
+        candidates: u32,
+        around: &CountPlanes,
+        table: &[u8; 9],
+    ) -> Result<u32, EncodeError> {
+        let newly = bitplane_mask(mags, j) & candidates;
+        if !CODE {
+            return Ok(newly);
+        }
+        // A tracing observer learns each slot opening from `code`, lane by
+        // lane (same bytes as the 32-lane form).
+        if O::TRACE || candidates.count_ones() <= SPARSE_LANES {
+            for t in lanes(candidates) {
+                self.code(t, newly >> t & 1 != 0, table[around.get(t) as usize])?;
+            }
+        } else {
+            let probs = if candidates.count_ones() >= DENSE_LANES {
+                around.probabilities(table)
+            } else {
+                let mut probs = [0u8; LANES];
+                for t in lanes(candidates) {
+                    probs[t] = table[around.get(t) as usize];
+                }
+                probs
+            };
+            self.coders
+                .code_phase(candidates, newly, &probs, self.out)?;
+        }
+        Ok(newly)
+    }
+
     /// Phase B of a step: the signs of the lanes in `newly`, in lane order.
+    #[inline(always)]
     fn signs(
         &mut self,
         y: usize,
@@ -273,19 +384,43 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         let s = &self.scratch;
         let around = SignNeighbours::of(&s.sig[..h], &s.negative[..h], h, y, x);
         let negative = s.negative[y][x];
-        for t in lanes(newly) {
-            let (k, predicted) = around.context(t);
-            let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
-            self.observer.symbol(class, j, k, symbol);
-            self.code(t, symbol, table[k as usize])?;
-            if CODE && O::TRACE {
-                let mag = Self::magnitude(self.block.row(y), x, t);
-                self.observer.decrease(significance_decrease(mag, j));
+        let (by_context, predicted_negative) = around.context_masks();
+        self.observer.phase(
+            class,
+            j,
+            &by_context.map(|m| m & newly),
+            negative ^ predicted_negative,
+        );
+        if CODE {
+            if O::TRACE {
+                // Lane by lane, so that the observer learns each slot
+                // opening and each decrease in canonical order.
+                let mags = lane_magnitudes(self.block.row(y), x);
+                for t in lanes(newly) {
+                    let (k, predicted) = around.context(t);
+                    let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
+                    self.code(t, symbol, table[k as usize])?;
+                    self.observer.decrease(significance_decrease(mags[t], j));
+                }
+            } else if newly.count_ones() <= SPARSE_LANES {
+                for t in lanes(newly) {
+                    let (k, predicted) = around.context(t);
+                    let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
+                    self.code(t, symbol, table[k as usize])?;
+                }
+            } else {
+                let mut probs = [0u8; LANES];
+                for t in lanes(newly) {
+                    probs[t] = table[around.context(t).0 as usize];
+                }
+                let symbols = (negative ^ predicted_negative) & newly;
+                self.coders.code_phase(newly, symbols, &probs, self.out)?;
             }
         }
         Ok(())
     }
 
+    #[inline(always)]
     fn significance_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
         let h = self.block.height();
         let mut decrease = 0i128;
@@ -308,18 +443,20 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 } else {
                     candidates
                 };
-                let mut newly = 0u32;
-                for t in lanes(candidates) {
-                    let ctx = around.get(t);
-                    let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
-                    self.observer.symbol(SymbolClass::Significance, j, ctx, bit);
-                    self.code(t, bit, plane.sig[ctx as usize])?;
-                    // Branch-free: `bit` is hard to predict.
-                    newly |= (bit as u32) << t;
+                if candidates == 0 {
+                    continue;
                 }
+                let mags = lane_magnitudes(row, x);
+                let newly = self.significance_phase(&mags, j, candidates, &around, &plane.sig)?;
+                self.observer.phase(
+                    SymbolClass::Significance,
+                    j,
+                    &around.by_count().map(|m| m & candidates),
+                    newly,
+                );
                 if newly != 0 {
                     if CODE {
-                        decrease += Self::significance_decreases(row, x, newly, j);
+                        decrease += Self::significance_decreases(&mags, newly, j);
                     }
                     self.scratch.sig[y][x] |= newly;
                     self.signs(y, x, newly, j, &plane.sign, SymbolClass::Sign)?;
@@ -329,23 +466,36 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         Ok(decrease)
     }
 
+    #[inline(always)]
     fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
         let mut decrease = 0i128;
         for y in 0..self.block.height() {
             let row = self.block.row(y);
             for x in 0..2 {
-                for t in lanes(self.scratch.refine[y][x]) {
-                    let mag = Self::magnitude(row, x, t);
-                    let bit = (mag >> j) & 1 != 0;
-                    self.observer.symbol(SymbolClass::Refinement, j, 0, bit);
-                    self.code(t, bit, plane.refine)?;
+                let refining = self.scratch.refine[y][x];
+                if refining != 0 {
+                    let mags = lane_magnitudes(row, x);
+                    let ones = bitplane_mask(&mags, j) & refining;
                     if CODE {
-                        let d = refinement_decrease(mag, j);
-                        decrease += d as i128;
                         if O::TRACE {
-                            self.observer.decrease(d);
+                            // Lane by lane: each slot opening and each
+                            // decrease in canonical order.
+                            for t in lanes(refining) {
+                                self.code(t, ones >> t & 1 != 0, plane.refine)?;
+                                self.observer.decrease(refinement_decrease(mags[t], j));
+                            }
+                        } else if refining.count_ones() <= SPARSE_LANES {
+                            for t in lanes(refining) {
+                                self.code(t, ones >> t & 1 != 0, plane.refine)?;
+                            }
+                        } else {
+                            let probs = [plane.refine; LANES];
+                            self.coders.code_phase(refining, ones, &probs, self.out)?;
                         }
+                        decrease += Self::refinement_decreases(&mags, refining, j);
                     }
+                    self.observer
+                        .phase(SymbolClass::Refinement, j, &[refining], ones);
                 }
                 // Significant but not yet refining: refine from the next bitplane on.
                 self.scratch.refine[y][x] |= self.scratch.sig[y][x];
@@ -354,6 +504,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         Ok(decrease)
     }
 
+    #[inline(always)]
     fn cleanup_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
         let h = self.block.height();
         let mut decrease = 0i128;
@@ -366,18 +517,18 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 }
                 self.scratch.pending[y][x] = 0;
                 let around = Neighbours::of(&self.scratch.sig[..h], h, y, x).count_planes();
-                let mut newly = 0u32;
-                for t in lanes(candidates) {
-                    let ctx = around.get(t);
-                    let bit = (Self::magnitude(row, x, t) >> j) & 1 != 0;
-                    self.observer
-                        .symbol(SymbolClass::CleanupSignificance, j, ctx, bit);
-                    self.code(t, bit, plane.cp_sig[ctx as usize])?;
-                    newly |= (bit as u32) << t;
-                }
+                let mags = lane_magnitudes(row, x);
+                let newly =
+                    self.significance_phase(&mags, j, candidates, &around, &plane.cp_sig)?;
+                self.observer.phase(
+                    SymbolClass::CleanupSignificance,
+                    j,
+                    &around.by_count().map(|m| m & candidates),
+                    newly,
+                );
                 if newly != 0 {
                     if CODE {
-                        decrease += Self::significance_decreases(row, x, newly, j);
+                        decrease += Self::significance_decreases(&mags, newly, j);
                     }
                     self.scratch.sig[y][x] |= newly;
                     self.scratch.refine[y][x] |= newly;

@@ -113,6 +113,27 @@ impl SymbolObserver for SymbolLog {
     }
 }
 
+/// Symbols counted per (class, bitplane, context) as `(zeros, total)`, by
+/// popcounts of whole phases: the way the table trainer counts.
+#[derive(Default)]
+struct PhaseCounts(std::collections::BTreeMap<(u8, u8, u8), (u32, u32)>);
+
+impl SymbolObserver for PhaseCounts {
+    fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {
+        panic!("a counting observer sees whole phases");
+    }
+
+    fn phase(&mut self, class: SymbolClass, bitplane: u8, by_context: &[u32], ones: u32) {
+        for (k, &m) in by_context.iter().enumerate() {
+            if m != 0 {
+                let cell = self.0.entry((class as u8, bitplane, k as u8)).or_default();
+                cell.0 += (m & !ones).count_ones();
+                cell.1 += m.count_ones();
+            }
+        }
+    }
+}
+
 /// What a tracing observer learns: the decrease reported before each slot
 /// opens, and the total.
 #[derive(Default)]
@@ -284,6 +305,16 @@ proptest! {
         let mut seen = SymbolLog::default();
         let walked = observe_symbols(&block, &params, &mut scratch, &mut seen).unwrap();
         prop_assert_eq!(&seen.0, &coded.0);
+        // Counting whole phases gives the counts of the symbols one by one.
+        let mut counted = PhaseCounts::default();
+        observe_symbols(&block, &params, &mut scratch, &mut counted).unwrap();
+        let mut want = std::collections::BTreeMap::new();
+        for &(class, j, k, bit) in &coded.0 {
+            let cell: &mut (u32, u32) = want.entry((class as u8, j, k)).or_default();
+            cell.0 += !bit as u32;
+            cell.1 += 1;
+        }
+        prop_assert_eq!(counted.0, want);
         prop_assert_eq!(walked.top_bitplane, enc.top_bitplane);
         prop_assert_eq!(walked.passes, enc.passes);
         prop_assert_eq!(walked.codewords, 0);

@@ -4,6 +4,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod simd;
 
 use std::sync::Arc;
 

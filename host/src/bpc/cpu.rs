@@ -26,6 +26,14 @@ fn scratch() -> BigScratch {
     Box::new(Scratch::new())
 }
 
+/// What a thread reuses from one codeblock to the next while encoding.
+#[derive(Default)]
+struct EncodeScratch {
+    state: BigScratch,
+    /// Codeword buffer, grown to the largest bound seen.
+    words: Vec<u16>,
+}
+
 /// One encoded codeblock.
 struct Block {
     top: Option<u8>,
@@ -75,36 +83,68 @@ impl bpc::SymbolObserver for CutTrace {
     }
 }
 
+crate::fastest! {
+    /// [`bpc::encode_sequential`], compiled for the CPU.
+    fn encode_sequential(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        words: &mut [u16],
+        records: Option<&mut [PassRecord]>,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::encode_sequential(block, params, scratch, words, records)
+    }
+}
+
+crate::fastest! {
+    /// [`bpc::encode_sequential_observed`] with a [`CutTrace`], compiled for
+    /// the CPU (a tracing observer codes lane by lane; same bytes).
+    fn encode_traced(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        words: &mut [u16],
+        records: Option<&mut [PassRecord]>,
+        trace: &mut CutTrace,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::encode_sequential_observed(block, params, scratch, words, records, trace)
+    }
+}
+
 fn encode_one(
     batch: &CodeblockBatch,
     i: usize,
     tables: &ProbabilityTables,
     form: CoreForm,
     detail: Detail,
-    scratch: &mut BigScratch,
+    scratch: &mut EncodeScratch,
 ) -> Result<Block, BpcError> {
     let with_records = detail != Detail::None;
     let block = batch.block(i)?;
     let err = |source| BpcError::Encode { block: i, source };
     let top = bpc::most_significant_bitplane(&block).map_err(err)?;
     let symbols = symbol_count(block.width(), block.height(), top, nonzero_count(&block));
-    let mut words = vec![0u16; codeword_bound(block.width(), symbols, tables.min_probability())];
+    // The bound is several times the usual size: code into the thread's
+    // reused buffer (no fresh zeroed pages per block) and copy out what
+    // was used.
+    let bound = codeword_bound(block.width(), symbols, tables.min_probability());
+    if scratch.words.len() < bound {
+        scratch.words.resize(bound, 0);
+    }
+    let words = &mut scratch.words[..bound];
     let mut records = [PassRecord::EMPTY; MAX_PASSES];
     let recs = with_records.then_some(&mut records[..]);
     let params = CodingParams::new(tables, batch.blocks[i].group);
+    let state = &mut scratch.state;
     let mut trace = CutTrace::default();
     let enc = match (form, detail) {
         // Only the sequential form reports the symbols' order.
-        (_, Detail::Cuts) => {
-            bpc::encode_sequential_observed(&block, &params, scratch, &mut words, recs, &mut trace)
-        }
-        (CoreForm::Sequential, _) => {
-            bpc::encode_sequential(&block, &params, scratch, &mut words, recs)
-        }
-        (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, scratch, &mut words, recs, 32),
+        (_, Detail::Cuts) => encode_traced(&block, &params, state, words, recs, &mut trace),
+        (CoreForm::Sequential, _) => encode_sequential(&block, &params, state, words, recs),
+        (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }
     .map_err(err)?;
-    words.truncate(enc.codewords);
+    let words = words[..enc.codewords].to_vec();
     let records = if with_records {
         records[..enc.passes].to_vec()
     } else {
@@ -130,7 +170,7 @@ fn encode_blocks(
     let with_records = detail != Detail::None;
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()
-        .map_init(scratch, |s, i| {
+        .map_init(EncodeScratch::default, |s, i| {
             encode_one(batch, i, tables, form, detail, s)
         })
         .collect();

@@ -94,21 +94,62 @@ fn class_pass(class: SymbolClass) -> PassKind {
     }
 }
 
+impl Observer<'_> {
+    /// Whether the symbols of `class` at `bitplane` are counted: those of
+    /// the passes up to and including `last`. A phase of the walk lies in
+    /// one pass (one class, one bitplane), so this decides for whole
+    /// phases as exactly as for single symbols.
+    #[inline(always)]
+    fn counted(&self, class: SymbolClass, bitplane: u8) -> bool {
+        (bitplane as usize) < TABLE_BITPLANES
+            && match self.last {
+                None => true,
+                // Bitplanes run downwards, passes upwards within a bitplane.
+                Some((j, order)) => {
+                    bitplane > j || bitplane == j && pass_order(class_pass(class)) <= order
+                }
+            }
+    }
+}
+
 impl SymbolObserver for Observer<'_> {
     fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool) {
-        let counted = match self.last {
-            None => true,
-            // Bitplanes run downwards, passes upwards within a bitplane.
-            Some((j, order)) => {
-                bitplane > j || bitplane == j && pass_order(class_pass(class)) <= order
-            }
-        };
-        if counted && (bitplane as usize) < TABLE_BITPLANES {
+        if self.counted(class, bitplane) {
             let cell = &mut self.cells[self.group][class_index(class)][bitplane as usize]
                 [context as usize];
             cell.0 += !symbol as u64;
             cell.1 += 1;
         }
+    }
+
+    /// A popcount per context instead of an update per symbol: the
+    /// encoder's walk reports whole phases, and consecutive symbols of one
+    /// context would otherwise wait on each other's counter update. The
+    /// pass cut-off (`last`) applies to the whole phase, which lies in one
+    /// pass: the counts equal [`Self::symbol`]'s (tested).
+    #[inline]
+    fn phase(&mut self, class: SymbolClass, bitplane: u8, by_context: &[u32], ones: u32) {
+        if self.counted(class, bitplane) {
+            let row = &mut self.cells[self.group][class_index(class)][bitplane as usize];
+            for (cell, &lanes) in row.iter_mut().zip(by_context) {
+                cell.0 += (lanes & !ones).count_ones() as u64;
+                cell.1 += lanes.count_ones() as u64;
+            }
+        }
+    }
+}
+
+crate::fastest! {
+    /// [`bpc::observe_symbols`] into `observer`, compiled for the CPU: the
+    /// counts are popcounts of lane masks, which want its popcount
+    /// instruction.
+    fn count_block(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        observer: &mut Observer<'_>,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::observe_symbols(block, params, scratch, observer)
     }
 }
 
@@ -207,6 +248,9 @@ impl Trainer {
         let uniform = ProbabilityTables::uniform(mode);
         let partial = (0..batch.len())
             .into_par_iter()
+            // Every split of the work zeroes and later merges a trainer
+            // (about 170 KB): split into a few runs per thread, not per block.
+            .with_min_len(batch.len().div_ceil(4 * rayon::current_num_threads()))
             .filter(|&i| which[i] != BlockSymbols::None)
             .try_fold(
                 || (Trainer::new(mode), Box::new(Scratch::<MAX_HEIGHT>::new())),
@@ -224,8 +268,10 @@ impl Trainer {
                             _ => None,
                         },
                     };
-                    // Counting needs the symbols, not their coding.
-                    bpc::observe_symbols(&block, &params, &mut scratch, &mut observer)
+                    // Counting needs the symbols, not their coding; the
+                    // counts are popcounts of lane masks, which want the
+                    // CPU's popcount instruction.
+                    count_block(&block, &params, &mut scratch, &mut observer)
                         .map_err(|source| BpcError::Encode { block: i, source })?;
                     Ok::<_, BpcError>((t, scratch))
                 },
@@ -499,6 +545,69 @@ mod tests {
         // One selection per block.
         let mut t = Trainer::new(Mode::ThreePass);
         assert!(t.add_batch_selected(&batch, &[]).is_err());
+    }
+
+    /// Reports every symbol on its own to an [`Observer`] (the trait's
+    /// default `phase` splits phases into symbols): the per-symbol counting
+    /// the popcounts of whole phases must equal.
+    struct PerSymbol<'a, 'b>(&'a mut Observer<'b>);
+
+    impl SymbolObserver for PerSymbol<'_, '_> {
+        fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool) {
+            self.0.symbol(class, bitplane, context, symbol);
+        }
+    }
+
+    proptest::proptest! {
+        /// The trainer's counts by popcounts of whole phases (through the
+        /// runtime-dispatched `count_block`) equal its counts symbol by
+        /// symbol, with and without a pass cut-off (the lossy fit's).
+        #[test]
+        fn phase_counts_equal_symbol_counts_through_any_pass(
+            seed in proptest::prelude::any::<u64>(),
+            width in 1usize..=64,
+            height in 1usize..=40,
+            three_pass in proptest::prelude::any::<bool>(),
+            group in 0usize..GROUPS,
+            last in proptest::option::of((0u8..3, 0u8..12)),
+        ) {
+            // Sparse, mixed-magnitude coefficients (an xorshift stream):
+            // every pass kind codes something on some bitplanes.
+            let mut state = seed | 1;
+            let data: Vec<i32> = (0..width * height)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let bits = (state >> 40) as u32 % 12;
+                    let v = ((state & 0xffff) as i32) & ((1 << bits) - 1);
+                    match state >> 60 {
+                        0..=5 => 0,
+                        6..=10 => v,
+                        _ => -v,
+                    }
+                })
+                .collect();
+            let mode = if three_pass { Mode::ThreePass } else { Mode::TwoPass };
+            let tables = ProbabilityTables::uniform(mode);
+            let params = CodingParams::new(&tables, group);
+            let block = bpc::Codeblock::new(&data, width, width, height).unwrap();
+            let last = last.map(|(k, j)| (j, k));
+            let mut scratch = Box::new(Scratch::<MAX_HEIGHT>::new());
+            let mut fast = Trainer::new(mode);
+            let mut observer = Observer { cells: &mut fast.cells, group, last };
+            count_block(&block, &params, &mut scratch, &mut observer).unwrap();
+            let mut slow = Trainer::new(mode);
+            let mut observer = Observer { cells: &mut slow.cells, group, last };
+            bpc::observe_symbols(&block, &params, &mut scratch, &mut PerSymbol(&mut observer))
+                .unwrap();
+            proptest::prop_assert!(fast.cells == slow.cells, "counts differ, last {:?}", last);
+            // The cut-off counts a prefix of the symbols.
+            let mut all = Trainer::new(mode);
+            let mut observer = Observer { cells: &mut all.cells, group, last: None };
+            count_block(&block, &params, &mut scratch, &mut observer).unwrap();
+            proptest::prop_assert!(fast.symbols() <= all.symbols());
+        }
     }
 
     #[test]

@@ -188,8 +188,12 @@ pub fn run(args: EncodeArgs) -> CliResult {
         if let Some(b) = args.bit_depth {
             image.bit_depth = b;
         }
-        let encoded = codec::encode(&image, &options, &backend)
-            .map_err(|e| format!("{}: {e}", input.display()))?;
+        // Encoding runs some forty parallel regions (stages, DWT levels);
+        // started from a pool thread, each is a push onto its queue, where
+        // from this thread each would be a hand-over to the pool and a
+        // sleep and wake-up of this thread.
+        let (encoded, ()) = rayon::join(|| codec::encode(&image, &options, &backend), || ());
+        let encoded = encoded.map_err(|e| format!("{}: {e}", input.display()))?;
         let out = output_path(&args.output, input, many, "wl");
         std::fs::write(&out, &encoded.bytes).map_err(|e| format!("{}: {e}", out.display()))?;
         let r = &encoded.report;

@@ -121,6 +121,17 @@ pub fn shift_in(plane: &mut [i32], bit_depth: u8, signed: bool, fraction_bits: u
     });
 }
 
+/// [`shift_in`] into a new plane: the copy the encoder needs anyway, made
+/// in the same parallel pass instead of a serial clone first.
+pub fn shifted_in(plane: &[i32], bit_depth: u8, signed: bool, fraction_bits: u8) -> Vec<i32> {
+    let offset = if signed { 0 } else { 1i32 << (bit_depth - 1) };
+    plane
+        .par_iter()
+        .with_min_len(CHUNK)
+        .map(|v| (v - offset) << fraction_bits)
+        .collect()
+}
+
 /// Inverse of [`shift_in`]: rounds the fractional bits away, undoes the
 /// level shift and clamps to the sample range.
 pub fn shift_out(plane: &mut [i32], bit_depth: u8, signed: bool, fraction_bits: u8) {

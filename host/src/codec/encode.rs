@@ -396,10 +396,11 @@ fn front(
     let (w, h, comps) = (image.width, image.height, image.components());
     let levels = header.levels as u32;
     let t = Instant::now();
-    let mut planes = image.planes.clone();
-    for p in planes.iter_mut() {
-        colour::shift_in(p, header.bit_depth, header.signed, header.fraction_bits);
-    }
+    let mut planes: Vec<Vec<i32>> = image
+        .planes
+        .iter()
+        .map(|p| colour::shifted_in(p, header.bit_depth, header.signed, header.fraction_bits))
+        .collect();
     colour::forward(header.colour, &mut planes);
     let coefficients = transform::forward(planes, header.wavelet, w, h, levels, backend)?;
     seconds.transform = t.elapsed().as_secs_f64();
@@ -916,6 +917,15 @@ fn quantize(
                 let span = b.rect.x..b.rect.x + b.rect.width;
                 let mut err = 0.0;
                 match coefficients {
+                    Coefficients::Int(p) if q16 == UNIT_STEP => {
+                        // Lossless steps: the index is the coefficient and
+                        // reconstructs exactly, except i32::MIN (one off
+                        // after saturation); skipping the u128 arithmetic
+                        // of the general path is most of this stage's time.
+                        let src = &p[c][y * w..(y + 1) * w];
+                        dst[span.clone()].copy_from_slice(&src[span.clone()]);
+                        err = src[span].iter().filter(|&&v| v == i32::MIN).count() as f64;
+                    }
                     Coefficients::Int(p) => {
                         let src = &p[c][y * w..(y + 1) * w];
                         for x in span {
