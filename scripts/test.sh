@@ -25,6 +25,9 @@ cargo fmt --all -- --check
 
 step "clippy"
 cargo clippy --workspace --all-targets -- -D warnings
+# The shader statistics aid (tools/shader-stats, outside the workspace).
+cargo fmt --manifest-path tools/shader-stats/Cargo.toml -- --check
+cargo clippy --manifest-path tools/shader-stats/Cargo.toml -- -D warnings
 
 step "core for the MCU (thumbv7em-none-eabihf), with and without defmt"
 cargo build -p wavelane-core --target thumbv7em-none-eabihf
