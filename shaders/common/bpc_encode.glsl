@@ -81,11 +81,10 @@ void encode_phase(bool visit, bool symbol, uint p, uint lane) {
 uint base;
 uint stride;
 uint width;
-// This lane's two magnitudes of the window's row (mag_c) and of the next
-// row, loaded a row ahead so that the load's latency hides behind a row of
-// coding instead of stalling every step.
+// This lane's two magnitudes of the window's row, loaded once per row.
+// (Loading the next row's a row ahead cost the 3 registers that keep this
+// shader at 63, and so 32 teams per SM instead of 28: docs/perf-notes.md.)
 uvec2 mag_c;
-uvec2 mag_n;
 
 // |v| of this lane's coefficient in step (y, x), 0 where absent.
 uint magnitude(uint y, uint x, uint lane) {
@@ -152,9 +151,8 @@ void refinement_step(uint x, uint j, uint lane) {
 // One pass of bitplane j over the rows: kind BPC_SPP, BPC_MRP or BPC_CP.
 void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
     bpc_window_start(height);
-    mag_c = row_magnitudes(0u, height, lane);
     for (uint y = 0u; y < height; y++) {
-        mag_n = row_magnitudes(y + 1u, height, lane);
+        mag_c = row_magnitudes(y, height, lane);
         if (kind == BPC_MRP) {
             refinement_step(0u, j, lane);
             refinement_step(1u, j, lane);
@@ -163,7 +161,6 @@ void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
             significance_step(1u, j, kind == BPC_CP, three, lane);
         }
         bpc_window_next(y, height, lane);
-        mag_c = mag_n;
     }
 }
 
