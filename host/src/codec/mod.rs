@@ -40,6 +40,7 @@ pub mod format;
 pub mod header;
 pub mod index;
 mod metrics;
+mod points;
 pub mod progressive;
 pub mod quant;
 pub mod rate;

@@ -1,0 +1,255 @@
+//! Rate-distortion points of the coded blocks (pass ends, or every codeword
+//! where rate control may cut), the first allocation of a lossy target, and
+//! the table fit to the symbols that allocation keeps (the lossy
+//! truncation-aware fit: docs/benchmarks.md, 2026-11-24).
+
+use super::codeblocks::BlockGeometry;
+use super::distortion;
+use super::encode::{block_weight, size_model, EncodeOptions, RateTarget};
+use super::entropy;
+use super::header::{Header, Tables};
+use super::index::BlockIndex;
+use super::rate::{allocate, Allocation, BlockPasses, LayerTarget, SizeModel};
+use super::tables;
+use super::{CodecError, Image};
+use crate::bpc::CodeblockBatch;
+
+/// Every block's rate-distortion points, and the distortion totals.
+pub(super) struct RatePoints {
+    pub(super) passes: Vec<BlockPasses>,
+    /// Sum of every block's full decrease (real-valued: its energy).
+    pub(super) total: f64,
+    /// Distortion left with every pass included (real-valued decreases only).
+    pub(super) noise: f64,
+}
+
+/// Every block's candidate truncation points: the ends of its passes, or
+/// with real-valued decreases and the coder's cut decreases, every codeword
+/// count (see [`cut_points`]).
+pub(super) fn rate_points(
+    header: &Header,
+    blocks: &[BlockGeometry],
+    coded: &entropy::Coded,
+    shifts: &[u8],
+    real: Option<&[distortion::BlockDistortion]>,
+) -> RatePoints {
+    let mut passes = Vec::with_capacity(blocks.len());
+    let mut total = 0.0;
+    let mut noise = 0.0;
+    for (i, b) in blocks.iter().enumerate() {
+        let weight = block_weight(header, b) * (4f64).powi(shifts[i] as i32);
+        let records = &coded.records[i];
+        let decrease: Vec<f64> = match real {
+            Some(real) => {
+                let d = distortion::pass_decreases(records, &real[i], weight);
+                let energy = real[i].energy * weight;
+                noise += energy - d.last().copied().unwrap_or(0.0);
+                total += energy;
+                if let Some(cuts) = coded.cuts.get(i) {
+                    passes.push(cut_points(records, &d, cuts, b.resolution as usize));
+                    continue;
+                }
+                d
+            }
+            None => {
+                let mut acc = 0.0;
+                let d: Vec<f64> = records
+                    .iter()
+                    .map(|r| {
+                        acc += r.distortion_decrease as f64 * weight;
+                        acc
+                    })
+                    .collect();
+                total += acc;
+                d
+            }
+        };
+        passes.push(BlockPasses {
+            codewords: records.iter().map(|r| r.codewords).collect(),
+            decrease,
+            resolution: b.resolution as usize,
+        });
+    }
+    RatePoints {
+        passes,
+        total,
+        noise,
+    }
+}
+
+/// A block's rate-distortion points at every codeword count `m` in
+/// `1..=n`: a decoder given `m` codewords decodes everything before the
+/// symbol that opens slot `m` (spec section 8), which is more than the
+/// passes completed by then; `cuts[m]` is that decrease in index units.
+/// Real-valued decreases are known per pass (`pass_real`, cumulative), so
+/// the pass a cut falls in gets the share of its real decrease that the
+/// cut's index-domain decrease has of the pass's.
+pub(super) fn cut_points(
+    records: &[wavelane_core::bpc::PassRecord],
+    pass_real: &[f64],
+    cuts: &[f64],
+    resolution: usize,
+) -> BlockPasses {
+    let n = records.last().map_or(0, |r| r.codewords as usize);
+    let mut codewords = Vec::with_capacity(n);
+    let mut decrease = Vec::with_capacity(n);
+    let mut pass_index = Vec::with_capacity(records.len());
+    let mut acc = 0.0;
+    for r in records {
+        acc += r.distortion_decrease as f64;
+        pass_index.push(acc);
+    }
+    let mut p = 0;
+    for (m, &cut) in cuts.iter().enumerate().take(n).skip(1) {
+        // The pass that opens slot m: the first that ends with more slots.
+        while p + 1 < records.len() && records[p].codewords as usize <= m {
+            p += 1;
+        }
+        let (real0, index0) = match p {
+            0 => (0.0, 0.0),
+            _ => (pass_real[p - 1], pass_index[p - 1]),
+        };
+        let index_span = pass_index[p] - index0;
+        let share = if index_span > 0.0 {
+            ((cut - index0) / index_span).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        codewords.push(m as u32);
+        decrease.push(real0 + share * (pass_real[p] - real0));
+    }
+    if n > 0 {
+        codewords.push(n as u32);
+        decrease.push(pass_real.last().copied().unwrap_or(0.0));
+    }
+    BlockPasses {
+        codewords,
+        decrease,
+        resolution,
+    }
+}
+
+/// The allocation of a single-layer file for `target` (lossy targets only;
+/// for `--psnr`, the first of the encoder's rounds): where the lossy table
+/// fit learns which passes each block will code.
+pub(super) fn first_allocation(
+    header: &Header,
+    coded: &entropy::Coded,
+    points: &RatePoints,
+    target: RateTarget,
+    image: &Image,
+) -> Result<Allocation, CodecError> {
+    let mut index = BlockIndex::new(coded.encoded.tops.len(), 1);
+    index.tops.clone_from(&coded.encoded.tops);
+    let model = SizeModel {
+        layers: 1,
+        ..size_model(header, &index)?
+    };
+    let peak = ((1u64 << header.bit_depth) - 1) as f64;
+    let layer = match target {
+        RateTarget::Bpp(bpp) => {
+            LayerTarget::Bytes((bpp * (image.width * image.height) as f64 / 8.0).floor() as u64)
+        }
+        RateTarget::Psnr(p) => {
+            let wanted = peak * peak * image.samples() as f64 / 10f64.powf(p / 10.0);
+            LayerTarget::Distortion((wanted - points.noise).max(0.0))
+        }
+        RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
+    };
+    let total = points.total - points.noise;
+    Ok(allocate(&points.passes, &[layer], model, total))
+}
+
+/// Whether allocation `second` is better than `first` for `target`: less
+/// distortion left for a byte target, fewer bytes for a distortion target.
+pub(super) fn improves(first: &Allocation, second: &Allocation, target: RateTarget) -> bool {
+    let last = |a: &Allocation| {
+        (
+            a.remaining.last().copied().unwrap_or(0.0),
+            a.bytes.last().copied().unwrap_or(0),
+        )
+    };
+    let ((d1, b1), (d2, b2)) = (last(first), last(second));
+    match target {
+        RateTarget::Psnr(_) => b2 < b1,
+        _ => d2 < d1,
+    }
+}
+
+/// The preset fitted to the symbols `first` would code (each block's passes
+/// through its last complete one), or `None` when the fit does not pay.
+pub(super) fn truncation_fit(
+    header: &Header,
+    batch: &CodeblockBatch,
+    records: &[Vec<wavelane_core::bpc::PassRecord>],
+    first: &Allocation,
+    options: &EncodeOptions,
+) -> Result<Option<Tables>, CodecError> {
+    use crate::bpc::train::{BlockSymbols, Trainer};
+    let which: Vec<BlockSymbols> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let kept = first.counts[i];
+            match r.iter().take_while(|p| p.codewords <= kept).last() {
+                Some(p) if kept > 0 => BlockSymbols::Through {
+                    kind: p.kind,
+                    bitplane: p.bitplane,
+                },
+                _ => BlockSymbols::None,
+            }
+        })
+        .collect();
+    let mut trainer = Trainer::new(header.mode());
+    trainer.add_batch_selected(batch, &which)?;
+    let fitted = tables::fitted(
+        &header.tables,
+        &trainer,
+        options.table_row_offset,
+        &[1.0; wavelane_core::bpc::GROUPS],
+    );
+    Ok((fitted != header.tables).then_some(fitted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavelane_core::bpc::{PassKind, PassRecord};
+
+    fn record(kind: PassKind, bitplane: u8, codewords: u32, decrease: i128) -> PassRecord {
+        PassRecord {
+            kind,
+            bitplane,
+            codewords,
+            distortion_decrease: decrease,
+        }
+    }
+
+    /// Cut points: one per codeword count, the pass ends' real values where
+    /// a cut decodes exactly a pass, shares of a pass in between, the whole
+    /// block at the end.
+    #[test]
+    fn cut_points_interpolate_real_decreases_within_passes() {
+        // Pass 0 opens slots 0..2 (index decrease 100), pass 1 slot 2 (0:
+        // nothing to share), pass 2 slots 3..6 (decrease 60).
+        let records = [
+            record(PassKind::Cleanup, 2, 2, 100),
+            record(PassKind::Significance, 1, 3, 0),
+            record(PassKind::Refinement, 1, 6, 60),
+        ];
+        let real = [200.0, 200.0, 230.0];
+        // Before slot m opens: slot 1 inside pass 0 (40 of 100 decoded),
+        // slot 2 after pass 0 (100), slots 3, 4, 5 inside pass 2.
+        let cuts = [0.0, 40.0, 100.0, 100.0, 130.0, 145.0];
+        let p = cut_points(&records, &real, &cuts, 3);
+        assert_eq!(p.codewords, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(p.resolution, 3);
+        let want = [80.0, 200.0, 200.0, 215.0, 222.5, 230.0];
+        for (got, want) in p.decrease.iter().zip(want) {
+            assert!((got - want).abs() < 1e-9, "{:?}", p.decrease);
+        }
+        // An empty block has no points.
+        let empty = cut_points(&[], &[], &[], 0);
+        assert!(empty.codewords.is_empty() && empty.decrease.is_empty());
+    }
+}
