@@ -4,9 +4,10 @@
 // partials[g * 256 ..]. Equal to wavelane_core::vle::histogram summed over
 // the groups (vle_histogram_reduce.comp does the sum).
 //
-// Same-address contention is what makes byte histograms slow on skewed data,
-// so each invocation merges runs of equal bytes before adding, and the
-// workgroup keeps 8 copies of the table (invocation i adds to copy i % 8).
+// The workgroup keeps 8 copies of the table in shared memory (invocation i
+// adds to copy i % 8) against same-address contention; every byte is one
+// shared atomic add. Merging runs of equal bytes before adding, and 32
+// copies, were both slower on the H200 (docs/perf-notes.md, VLE).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common/vle.glsl"
@@ -32,25 +33,15 @@ void main() {
     uint n_vecs = min((params.n_symbols + 15u) / 16u, uint(input_vecs.length()));
     uint start = gl_WorkGroupID.x * params.vecs_per_group;
     uint end = min(start + params.vecs_per_group, n_vecs);
-    uint run_sym = 0u;
-    uint run_len = 0u;
     for (uint v = start + lid; v < end; v += 256u) {
         uvec4 x = input_vecs[v];
         uint valid = min(params.n_symbols - v * 16u, 16u);
         [[unroll]] for (uint k = 0u; k < 16u; k++) {
             uint sym = (x[k >> 2] >> ((k & 3u) * 8u)) & 0xffu;
             if (k < valid) {
-                if (sym != run_sym && run_len > 0u) {
-                    atomicAdd(s_hist[copy + run_sym], run_len);
-                    run_len = 0u;
-                }
-                run_sym = sym;
-                run_len++;
+                atomicAdd(s_hist[copy + sym], 1u);
             }
         }
-    }
-    if (run_len > 0u) {
-        atomicAdd(s_hist[copy + run_sym], run_len);
     }
     barrier();
     uint sum = 0u;
