@@ -102,6 +102,7 @@ replay_tests!(
     scan_lanes_diff,
     wl_container,
     wl_decode,
+    image_pnm,
     gpu_diff,
 );
 

@@ -83,7 +83,9 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Image, String> {
             })
             .collect::<Vec<Vec<i32>>>()
     } else {
-        let mut samples = Vec::with_capacity(n);
+        // Every sample takes at least two bytes (a digit and a separator):
+        // a header cannot make this reserve more than the file backs.
+        let mut samples = Vec::with_capacity(n.min(bytes.len().saturating_sub(t.pos) / 2 + 1));
         for _ in 0..n {
             samples.push(t.number()? as i32);
         }

@@ -23,6 +23,7 @@
 //! | `dwt_roundtrip` | 2-D/3-D forward → inverse for every wavelet; core = CPU backend |
 //! | `dwt_blocked_diff` | plain level vs the shaders' block-based form |
 //! | `scan_lanes_diff` | sequential scan vs the subgroup-lane model vs CPU backend |
+//! | `image_pnm` | PGM/PPM input (ASCII and binary, 1-16 bits) of arbitrary bytes: whole images with samples in range, PNM write + read unchanged |
 //! | `gpu_diff` | CPU backend vs GPU backend: prefix scan, 2-D 5/3 and fixed-point 9/7 (and GPU inverse), VLE compress/decompress |
 //! | `wl_container` | `.wl` header, index and segment parse of arbitrary bytes; header and index canonical |
 //! | `wl_decode` | `.wl` image decode (whole, reduced, one layer) of arbitrary bytes; samples in range |
@@ -32,6 +33,7 @@ pub mod cavlc;
 pub mod dwt;
 pub mod gpu_diff;
 pub mod h264;
+pub mod image;
 pub mod input;
 pub mod scan;
 pub mod vle;
@@ -128,6 +130,11 @@ pub const TARGETS: &[Target] = &[
         name: "wl_decode",
         run: wl::wl_decode,
         seeds: wl::seeds,
+    },
+    Target {
+        name: "image_pnm",
+        run: image::image_pnm,
+        seeds: image::seeds,
     },
     Target {
         name: "gpu_diff",
