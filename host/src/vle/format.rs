@@ -169,14 +169,19 @@ impl<'a> VleFile<'a> {
 
     /// Bit offset of each chunk (the exclusive prefix sum of the lengths).
     pub fn chunk_offsets(&self) -> Vec<u64> {
-        let mut acc = 0u64;
-        self.chunk_bits
-            .iter()
-            .map(|&b| {
-                let at = acc;
-                acc += b as u64;
-                at
-            })
-            .collect()
+        chunk_offsets(&self.chunk_bits)
     }
+}
+
+/// Bit offset of each chunk of lengths `chunk_bits` (their exclusive prefix sum).
+pub fn chunk_offsets(chunk_bits: &[u32]) -> Vec<u64> {
+    let mut acc = 0u64;
+    chunk_bits
+        .iter()
+        .map(|&b| {
+            let at = acc;
+            acc += b as u64;
+            at
+        })
+        .collect()
 }

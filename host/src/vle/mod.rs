@@ -127,6 +127,11 @@ pub struct Encoded {
 }
 
 impl Encoded {
+    /// Bit offset of each chunk in the stream.
+    pub fn chunk_offsets(&self) -> Vec<u64> {
+        format::chunk_offsets(&self.chunk_bits)
+    }
+
     /// The file for this stream of an input of `original_len` bytes with checksum `crc32`.
     pub fn file(&self, original_len: u64, crc32: u32) -> VleFile<'_> {
         VleFile {

@@ -183,16 +183,11 @@ pub fn vle_lanes_diff(data: &[u8]) {
     let host = cpu::encode(&payload, &table, chunk).expect("CPU backend encode");
     assert!(host.data == want, "CPU backend bits differ");
     assert_eq!(host.data_bits, bits);
-    let offsets: Vec<u64> = host
-        .chunk_bits
-        .iter()
-        .scan(0u64, |acc, &b| {
-            let at = *acc;
-            *acc += b as u64;
-            Some(at)
-        })
-        .collect();
-    assert_eq!(offsets, want_index, "CPU backend chunk lengths");
+    assert_eq!(
+        host.chunk_offsets(),
+        want_index,
+        "CPU backend chunk lengths"
+    );
 }
 
 /// Seed payloads: text, runs, every byte value, and a skewed source.
