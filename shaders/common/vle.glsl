@@ -6,7 +6,7 @@
 #define VLE_BLOCK_SYMBOLS 4096u    // VLE_THREAD_SYMBOLS * VLE_WORKGROUP
 #define VLE_BLOCK_WORDS 3073u      // VLE_BLOCK_SYMBOLS * 24 / 32 + 1
 #define VLE_STAGE_WORDS 1025u      // shared staging of a block-code: up to 8 bits a symbol
-#define VLE_SEGMENT_BLOCKS 32u     // blocks per inter-block scan segment
+#define VLE_SEGMENT_BLOCKS 128u    // blocks per inter-block scan segment (<= VLE_WORKGROUP)
 
 // Control buffer layout (u32 words), zeroed before every encode.
 #define VLE_CTRL_TICKET 0u         // next block-input to take

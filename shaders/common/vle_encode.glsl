@@ -89,8 +89,15 @@ bool vle_spend(inout uint budget) {
 }
 
 #ifdef VLE_SCAN_64
-#define SUM_MASK ((uint64_t(1) << 57) - uint64_t(1))
+// Element layout: 55-bit sum, 8-bit add counter (up to VLE_SEGMENT_BLOCKS),
+// flag P in bit 63.
+#define SUM_BITS 55
+#define SUM_MASK ((uint64_t(1) << SUM_BITS) - uint64_t(1))
 #define FLAG_P (uint64_t(1) << 63)
+
+uint add_count(uint64_t v) {
+    return uint(v >> SUM_BITS) & 0xffu;
+}
 
 uint64_t poll(uint at) {
     uvec2 v = uvec2(0u);
@@ -103,7 +110,7 @@ uint64_t poll(uint at) {
 }
 
 bool cell_ready(uint64_t v, uint count, bool or_prefix) {
-    return uint(v >> 57) == count || (or_prefix && v >= FLAG_P);
+    return add_count(v) == count || (or_prefix && v >= FLAG_P);
 }
 
 // Polls cells[at] until it has counted `count` adds (or holds a published
@@ -124,7 +131,7 @@ uint64_t wait_cell(uint at, uint count, bool or_prefix, inout uint budget, inout
 }
 
 // The block's exclusive bit position (GVLE inter-block scan, 64-bit elements:
-// 57-bit sum, 6-bit add counter, flag P). Uniform control flow: contains barriers.
+// sum, add counter, flag P). Uniform control flow: contains barriers.
 uvec2 block_position(uint block, uint block_bits, inout uint budget) {
     uint lid = gl_LocalInvocationIndex;
     uint seg = block / VLE_SEGMENT_BLOCKS;
@@ -132,8 +139,8 @@ uvec2 block_position(uint block, uint block_bits, inout uint budget) {
     uint add_end = min(VLE_SEGMENT_BLOCKS, params.n_blocks - seg * VLE_SEGMENT_BLOCKS);
     if (lid >= j && lid < add_end) {
         uint64_t old = atomicAdd(cells[seg * VLE_SEGMENT_BLOCKS + lid],
-                                 (uint64_t(1) << 57) | uint64_t(block_bits));
-        if (lid == VLE_SEGMENT_BLOCKS - 1u && uint(old >> 57) == VLE_SEGMENT_BLOCKS - 1u) {
+                                 (uint64_t(1) << SUM_BITS) | uint64_t(block_bits));
+        if (lid == VLE_SEGMENT_BLOCKS - 1u && add_count(old) == VLE_SEGMENT_BLOCKS - 1u) {
             s_completer = 1u;
             s_segment_total = uint(old & SUM_MASK) + block_bits;
         }
@@ -172,7 +179,8 @@ uvec2 block_position(uint block, uint block_bits, inout uint budget) {
     return s_pos;
 }
 #else
-#define SUM_MASK ((1u << 26) - 1u)
+#define SUM_BITS 24u
+#define SUM_MASK ((1u << SUM_BITS) - 1u)
 #define PREFIX_VALID (1u << 31)
 
 uint poll_cell(uint at) {
@@ -205,10 +213,10 @@ bool segment_ready(uint s, out bool published, out uvec2 value) {
     }
     uint v = poll_cell(s * VLE_SEGMENT_BLOCKS + VLE_SEGMENT_BLOCKS - 1u);
     value = uvec2(v & SUM_MASK, 0u);
-    return (v >> 26) == VLE_SEGMENT_BLOCKS;
+    return (v >> SUM_BITS) == VLE_SEGMENT_BLOCKS;
 }
 
-// The 32-bit fallback: 26-bit in-segment sums with a 6-bit counter; the
+// The 32-bit fallback: 24-bit in-segment sums with an 8-bit counter; the
 // published inclusive prefix of segment s is two write-once words
 // control[VLE_CTRL_PREFIX + 2s .. +1], 31 payload bits each plus a valid bit,
 // so a reader never needs ordering between two memory locations.
@@ -218,8 +226,8 @@ uvec2 block_position(uint block, uint block_bits, inout uint budget) {
     uint j = block % VLE_SEGMENT_BLOCKS;
     uint add_end = min(VLE_SEGMENT_BLOCKS, params.n_blocks - seg * VLE_SEGMENT_BLOCKS);
     if (lid >= j && lid < add_end) {
-        uint old = atomicAdd(cells[seg * VLE_SEGMENT_BLOCKS + lid], (1u << 26) | block_bits);
-        if (lid == VLE_SEGMENT_BLOCKS - 1u && (old >> 26) == VLE_SEGMENT_BLOCKS - 1u) {
+        uint old = atomicAdd(cells[seg * VLE_SEGMENT_BLOCKS + lid], (1u << SUM_BITS) | block_bits);
+        if (lid == VLE_SEGMENT_BLOCKS - 1u && (old >> SUM_BITS) == VLE_SEGMENT_BLOCKS - 1u) {
             s_completer = 1u;
             s_segment_total = (old & SUM_MASK) + block_bits;
         }
@@ -232,12 +240,12 @@ uvec2 block_position(uint block, uint block_bits, inout uint budget) {
         if (j > 0u) {
             uint at = seg * VLE_SEGMENT_BLOCKS + j - 1u;
             uint v = poll_cell(at);
-            bool ready = (v >> 26) == j;
+            bool ready = (v >> SUM_BITS) == j;
             while (!ready && vle_spend(budget)) {
                 [[unroll]] for (uint k = 0u; k < VLE_POLLS; k++) {
                     if (!ready) {
                         v = poll_cell(at);
-                        ready = (v >> 26) == j;
+                        ready = (v >> SUM_BITS) == j;
                     }
                 }
             }

@@ -235,10 +235,11 @@ fn gpu_histogram_and_encode_equal_cpu() {
         let mut binary = real_binary();
         binary.truncate(600_000);
         inputs.push(("real binary 600k".into(), binary));
-        // About 1M symbols: 245 blocks, 8 scan segments.
+        // 2.2M symbols: 538 blocks, 5 scan segments (look-backs pass whole
+        // segments and stop at published prefixes).
         inputs.push((
-            "text 1M".into(),
-            generate(SampleKind::Text, 1_000_000, rng.next_u64()),
+            "text 2.2M".into(),
+            generate(SampleKind::Text, 2_200_000, rng.next_u64()),
         ));
         for (name, data) in inputs {
             let opts = options(rng);
