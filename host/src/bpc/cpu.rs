@@ -55,6 +55,9 @@ struct Block {
 enum Detail {
     /// Nothing.
     None,
+    /// The per-pass records without their distortion decreases (0): the
+    /// pass ends only ([`bpc::WithoutDistortion`]).
+    PassEnds,
     /// The per-pass records.
     Records,
     /// The records and the decrease at every codeword cut ([`CutDecreases`]).
@@ -105,6 +108,27 @@ crate::fastest! {
 }
 
 crate::fastest! {
+    /// [`bpc::encode_sequential_observed`] without the distortion
+    /// decreases, compiled for the CPU.
+    fn encode_pass_ends(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        words: &mut [u16],
+        records: Option<&mut [PassRecord]>,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::encode_sequential_observed(
+            block,
+            params,
+            scratch,
+            words,
+            records,
+            &mut bpc::WithoutDistortion,
+        )
+    }
+}
+
+crate::fastest! {
     /// [`bpc::encode_sequential_observed`] with a [`CutTrace`], compiled for
     /// the CPU (a tracing observer codes lane by lane; same bytes).
     fn encode_traced(
@@ -148,6 +172,8 @@ fn encode_one(
     let enc = match (form, detail) {
         // Only the sequential form reports the symbols' order.
         (_, Detail::Cuts) => encode_traced(&block, &params, state, words, recs, &mut trace),
+        // Only the sequential form leaves the decreases out.
+        (_, Detail::PassEnds) => encode_pass_ends(&block, &params, state, words, recs),
         (CoreForm::Sequential, _) => encode_sequential(&block, &params, state, words, recs),
         (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }
@@ -232,6 +258,18 @@ pub fn encode_with_records(
     form: CoreForm,
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
     encode_blocks(batch, tables, form, Detail::Records).map(|(e, (records, _))| (e, records))
+}
+
+/// [`encode_with_records`] with every record's `distortion_decrease` 0,
+/// which the encoder then does not compute: the pass ends only, for rate
+/// control that keeps every pass. Always codes with the sequential form,
+/// the one that can leave the decreases out.
+pub fn encode_with_pass_ends(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
+    encode_blocks(batch, tables, CoreForm::Sequential, Detail::PassEnds)
+        .map(|(e, (records, _))| (e, records))
 }
 
 /// [`encode_with_records`] plus every block's [`CutDecreases`] (for rate
