@@ -210,9 +210,7 @@ fn encode_blocks(
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()
         .with_max_len(ENCODE_LEAF_BLOCKS)
-        .map(|i| {
-            ENCODE_SCRATCH.with_borrow_mut(|s| encode_one(batch, i, tables, form, detail, s))
-        })
+        .map(|i| ENCODE_SCRATCH.with_borrow_mut(|s| encode_one(batch, i, tables, form, detail, s)))
         .collect();
     // The error of the first failing codeblock, whatever the thread timing.
     let blocks: Vec<Block> = blocks.into_iter().collect::<Result<_, _>>()?;
