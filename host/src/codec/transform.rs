@@ -22,7 +22,7 @@ pub(crate) struct Planes<T> {
 impl<T> Planes<T> {
     /// `data` cut into planes of `len` samples (`data.len()` a multiple).
     pub fn new(data: Vec<T>, len: usize) -> Self {
-        debug_assert!(len == 0 && data.is_empty() || data.len() % len == 0);
+        debug_assert!(data.len().is_multiple_of(len));
         Planes { data, len }
     }
 
