@@ -80,6 +80,7 @@ pub use passes::{pass_count, PassKind, PassSchedule};
 pub use record::{reconstruct_magnitude, squared_error, PassRecord};
 pub use sequential::{
     encode_sequential, encode_sequential_observed, observe_symbols, SymbolClass, SymbolObserver,
+    WithoutDistortion,
 };
 pub use state::Scratch;
 

@@ -43,6 +43,16 @@ pub trait SymbolObserver {
     /// cost nothing for them).
     const TRACE: bool = false;
 
+    /// Whether the encoder computes what each symbol removes from the
+    /// squared error: the pass records' `distortion_decrease` and, for a
+    /// tracing observer, [`SymbolObserver::decrease`]. Rate control that
+    /// keeps every pass (a lossless single-layer file) needs only the pass
+    /// ends; an observer that sets this false gets records whose
+    /// `distortion_decrease` is 0 and no `decrease` calls, the same
+    /// codewords, and an encoder that skips the decrease arithmetic (a
+    /// constant, so that it costs nothing when true).
+    const DISTORTION: bool = true;
+
     /// One symbol: its table, bitplane, context and value.
     fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool);
 
@@ -78,6 +88,22 @@ pub trait SymbolObserver {
 }
 
 impl SymbolObserver for () {
+    #[inline]
+    fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
+
+    #[inline]
+    fn phase(&mut self, _: SymbolClass, _: u8, _: &[u32], _: u32) {}
+}
+
+/// Observes nothing and spares the encoder the distortion decreases
+/// ([`SymbolObserver::DISTORTION`] false): pass records with the pass ends
+/// only (`distortion_decrease` 0), for rate control that keeps every pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WithoutDistortion;
+
+impl SymbolObserver for WithoutDistortion {
+    const DISTORTION: bool = false;
+
     #[inline]
     fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
 
@@ -400,7 +426,9 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                     let (k, predicted) = around.context(t);
                     let symbol = sign_symbol(negative >> t & 1 != 0, predicted);
                     self.code(t, symbol, table[k as usize])?;
-                    self.observer.decrease(significance_decrease(mags[t], j));
+                    if O::DISTORTION {
+                        self.observer.decrease(significance_decrease(mags[t], j));
+                    }
                 }
             } else if newly.count_ones() <= SPARSE_LANES {
                 for t in lanes(newly) {
@@ -455,7 +483,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                     newly,
                 );
                 if newly != 0 {
-                    if CODE {
+                    if CODE && O::DISTORTION {
                         decrease += Self::significance_decreases(&mags, newly, j);
                     }
                     self.scratch.sig[y][x] |= newly;
@@ -482,7 +510,9 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                             // decrease in canonical order.
                             for t in lanes(refining) {
                                 self.code(t, ones >> t & 1 != 0, plane.refine)?;
-                                self.observer.decrease(refinement_decrease(mags[t], j));
+                                if O::DISTORTION {
+                                    self.observer.decrease(refinement_decrease(mags[t], j));
+                                }
                             }
                         } else if refining.count_ones() <= SPARSE_LANES {
                             for t in lanes(refining) {
@@ -492,7 +522,9 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                             let probs = [plane.refine; LANES];
                             self.coders.code_phase(refining, ones, &probs, self.out)?;
                         }
-                        decrease += Self::refinement_decreases(&mags, refining, j);
+                        if O::DISTORTION {
+                            decrease += Self::refinement_decreases(&mags, refining, j);
+                        }
                     }
                     self.observer
                         .phase(SymbolClass::Refinement, j, &[refining], ones);
@@ -527,7 +559,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                     newly,
                 );
                 if newly != 0 {
-                    if CODE {
+                    if CODE && O::DISTORTION {
                         decrease += Self::significance_decreases(&mags, newly, j);
                     }
                     self.scratch.sig[y][x] |= newly;

@@ -154,6 +154,24 @@ impl SymbolObserver for SlotTrace {
     }
 }
 
+/// A tracing observer that asks for no distortion: it learns the slots,
+/// and must never be told a decrease.
+#[derive(Default)]
+struct SlotsOnly(u32);
+
+impl SymbolObserver for SlotsOnly {
+    const TRACE: bool = true;
+    const DISTORTION: bool = false;
+    fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
+    fn slot(&mut self, slot: u32) {
+        assert_eq!(slot, self.0, "slots open in order");
+        self.0 += 1;
+    }
+    fn decrease(&mut self, _: i64) {
+        panic!("an observer without distortion was told a decrease");
+    }
+}
+
 struct Stream {
     enc: Encoded,
     words: Vec<u16>,
@@ -318,6 +336,40 @@ proptest! {
         prop_assert_eq!(walked.top_bitplane, enc.top_bitplane);
         prop_assert_eq!(walked.passes, enc.passes);
         prop_assert_eq!(walked.codewords, 0);
+    }
+
+    /// Without distortion the encoder codes the same stream and records
+    /// the same passes, with every `distortion_decrease` 0, whether it
+    /// codes whole phases or (tracing) lane by lane.
+    #[test]
+    fn without_distortion_codes_the_same_stream(seed in any::<u64>()) {
+        let c = case(seed, 16);
+        let s = encode_case(&c);
+        let block = Codeblock::new(&c.data, c.stride, c.width, c.height).unwrap();
+        let params = CodingParams::new(&c.tables, c.group);
+        let mut scratch = Scratch::<256>::new();
+        let want: Vec<PassRecord> = s
+            .records
+            .iter()
+            .map(|r| PassRecord { distortion_decrease: 0, ..*r })
+            .collect();
+        let mut words = std::vec![0u16; s.words.len()];
+        let mut records = [PassRecord::EMPTY; MAX_PASSES];
+        let enc = encode_sequential_observed(
+            &block, &params, &mut scratch, &mut words, Some(&mut records), &mut WithoutDistortion,
+        ).unwrap();
+        prop_assert_eq!(enc, s.enc);
+        prop_assert_eq!(&words, &s.words);
+        prop_assert_eq!(&records[..enc.passes], &want[..]);
+        let mut traced = SlotsOnly::default();
+        let mut words = std::vec![0u16; s.words.len()];
+        let enc = encode_sequential_observed(
+            &block, &params, &mut scratch, &mut words, Some(&mut records), &mut traced,
+        ).unwrap();
+        prop_assert_eq!(enc, s.enc);
+        prop_assert_eq!(&words, &s.words);
+        prop_assert_eq!(traced.0 as usize, s.words.len());
+        prop_assert_eq!(&records[..enc.passes], &want[..]);
     }
 
     #[test]

@@ -34,6 +34,14 @@ struct EncodeScratch {
     words: Vec<u16>,
 }
 
+/// Codeblocks per rayon leaf when encoding (see [`encode_blocks`]).
+const ENCODE_LEAF_BLOCKS: usize = 4;
+
+thread_local! {
+    /// Each thread's [`EncodeScratch`], kept from one batch to the next.
+    static ENCODE_SCRATCH: std::cell::RefCell<EncodeScratch> = Default::default();
+}
+
 /// One encoded codeblock.
 struct Block {
     top: Option<u8>,
@@ -47,6 +55,9 @@ struct Block {
 enum Detail {
     /// Nothing.
     None,
+    /// The per-pass records without their distortion decreases (0): the
+    /// pass ends only ([`bpc::WithoutDistortion`]).
+    PassEnds,
     /// The per-pass records.
     Records,
     /// The records and the decrease at every codeword cut ([`CutDecreases`]).
@@ -97,6 +108,27 @@ crate::fastest! {
 }
 
 crate::fastest! {
+    /// [`bpc::encode_sequential_observed`] without the distortion
+    /// decreases, compiled for the CPU.
+    fn encode_pass_ends(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        words: &mut [u16],
+        records: Option<&mut [PassRecord]>,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::encode_sequential_observed(
+            block,
+            params,
+            scratch,
+            words,
+            records,
+            &mut bpc::WithoutDistortion,
+        )
+    }
+}
+
+crate::fastest! {
     /// [`bpc::encode_sequential_observed`] with a [`CutTrace`], compiled for
     /// the CPU (a tracing observer codes lane by lane; same bytes).
     fn encode_traced(
@@ -140,6 +172,8 @@ fn encode_one(
     let enc = match (form, detail) {
         // Only the sequential form reports the symbols' order.
         (_, Detail::Cuts) => encode_traced(&block, &params, state, words, recs, &mut trace),
+        // Only the sequential form leaves the decreases out.
+        (_, Detail::PassEnds) => encode_pass_ends(&block, &params, state, words, recs),
         (CoreForm::Sequential, _) => encode_sequential(&block, &params, state, words, recs),
         (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }
@@ -168,11 +202,15 @@ fn encode_blocks(
     detail: Detail,
 ) -> Result<(EncodedBatch, Details), BpcError> {
     let with_records = detail != Detail::None;
+    // Small leaves: a block's cost varies tenfold with its subband, and a
+    // rayon leaf, once started, runs to its end on one thread; leaves of a
+    // quarter of the batch per thread left one thread coding alone for the
+    // last ~12% of the stage on 1536x1536 (2 threads). The scratch is the
+    // thread's own, so that many leaves do not mean many fresh buffers.
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()
-        .map_init(EncodeScratch::default, |s, i| {
-            encode_one(batch, i, tables, form, detail, s)
-        })
+        .with_max_len(ENCODE_LEAF_BLOCKS)
+        .map(|i| ENCODE_SCRATCH.with_borrow_mut(|s| encode_one(batch, i, tables, form, detail, s)))
         .collect();
     // The error of the first failing codeblock, whatever the thread timing.
     let blocks: Vec<Block> = blocks.into_iter().collect::<Result<_, _>>()?;
@@ -218,6 +256,18 @@ pub fn encode_with_records(
     form: CoreForm,
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
     encode_blocks(batch, tables, form, Detail::Records).map(|(e, (records, _))| (e, records))
+}
+
+/// [`encode_with_records`] with every record's `distortion_decrease` 0,
+/// which the encoder then does not compute: the pass ends only, for rate
+/// control that keeps every pass. Always codes with the sequential form,
+/// the one that can leave the decreases out.
+pub fn encode_with_pass_ends(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), BpcError> {
+    encode_blocks(batch, tables, CoreForm::Sequential, Detail::PassEnds)
+        .map(|(e, (records, _))| (e, records))
 }
 
 /// [`encode_with_records`] plus every block's [`CutDecreases`] (for rate

@@ -34,12 +34,13 @@ fn saturate(v: i64) -> i32 {
 }
 
 /// Forward colour transform of the first three planes, in place.
-pub fn forward(transform: ColourTransform, planes: &mut [Vec<i32>]) {
+pub fn forward<P: AsMut<[i32]>>(transform: ColourTransform, planes: &mut [P]) {
     let [a, b, c, ..] = planes else { return };
     let rows = a
+        .as_mut()
         .par_chunks_mut(CHUNK)
-        .zip(b.par_chunks_mut(CHUNK))
-        .zip(c.par_chunks_mut(CHUNK));
+        .zip(b.as_mut().par_chunks_mut(CHUNK))
+        .zip(c.as_mut().par_chunks_mut(CHUNK));
     match transform {
         ColourTransform::None => {}
         ColourTransform::Rct => rows.for_each(|((r, g), b)| {
@@ -121,15 +122,24 @@ pub fn shift_in(plane: &mut [i32], bit_depth: u8, signed: bool, fraction_bits: u
     });
 }
 
-/// [`shift_in`] into a new plane: the copy the encoder needs anyway, made
-/// in the same parallel pass instead of a serial clone first.
-pub fn shifted_in(plane: &[i32], bit_depth: u8, signed: bool, fraction_bits: u8) -> Vec<i32> {
+/// [`shift_in`] of `plane` into `out` (the same length): the copy the
+/// encoder needs anyway, made in the same parallel pass instead of a serial
+/// clone first.
+pub fn shifted_into(
+    plane: &[i32],
+    out: &mut [i32],
+    bit_depth: u8,
+    signed: bool,
+    fraction_bits: u8,
+) {
     let offset = if signed { 0 } else { 1i32 << (bit_depth - 1) };
-    plane
-        .par_iter()
-        .with_min_len(CHUNK)
-        .map(|v| (v - offset) << fraction_bits)
-        .collect()
+    out.par_chunks_mut(CHUNK)
+        .zip(plane.par_chunks(CHUNK))
+        .for_each(|(dst, src)| {
+            for (d, v) in dst.iter_mut().zip(src) {
+                *d = (v - offset) << fraction_bits;
+            }
+        });
 }
 
 /// Inverse of [`shift_in`]: rounds the fractional bits away, undoes the

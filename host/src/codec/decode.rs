@@ -200,7 +200,7 @@ fn dequantize(
                     }
                 }
             });
-        Coefficients::Float(out.chunks(plane.max(1)).map(|p| p.to_vec()).collect())
+        Coefficients::Float(transform::Planes::new(out, plane))
     } else {
         indices
             .par_chunks_mut(w)
@@ -216,6 +216,6 @@ fn dequantize(
                     }
                 }
             });
-        Coefficients::Int(indices.chunks(plane.max(1)).map(|p| p.to_vec()).collect())
+        Coefficients::Int(transform::Planes::new(indices, plane))
     }
 }

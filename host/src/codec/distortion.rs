@@ -64,9 +64,11 @@ pub(crate) fn block_distortions(
                 for x in 0..b.rect.width {
                     let real = match coefficients {
                         Coefficients::Int(p) => {
-                            p[b.component as usize][row + x].unsigned_abs() as f64
+                            p.plane(b.component as usize)[row + x].unsigned_abs() as f64
                         }
-                        Coefficients::Float(p) => p[b.component as usize][row + x].abs() as f64,
+                        Coefficients::Float(p) => {
+                            p.plane(b.component as usize)[row + x].abs() as f64
+                        }
                     } * scale;
                     out.energy += real * real;
                     let v = batch.coefficients[d.offset + y * d.stride + x].unsigned_abs();

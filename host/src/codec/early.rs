@@ -145,7 +145,14 @@ pub(crate) fn choose_shifts(
         blocks: batch.blocks.iter().step_by(SAMPLE_EVERY).copied().collect(),
     };
     let zeros = vec![0u8; sample.blocks.len()];
-    let coded = entropy::encode(header, &mut sample, &zeros, false, backend);
+    // The calibration counts bytes per bitplane: the pass ends only.
+    let coded = entropy::encode(
+        header,
+        &mut sample,
+        &zeros,
+        entropy::Records::PassEnds,
+        backend,
+    );
     batch.coefficients = sample.coefficients;
     let coded = coded?;
     let (mut ata, mut atb) = ([[0.0f64; 3]; 3], [0.0f64; 3]);

@@ -20,7 +20,7 @@ use super::points::{first_allocation, improves, rate_points, truncation_fit, Rat
 use super::quant::{self, UNIT_STEP};
 use super::rate::{allocate, Allocation, LayerTarget, SizeModel};
 use super::tables;
-use super::transform::{self, Coefficients};
+use super::transform::{self, Coefficients, Planes};
 use super::{decode, CodecError, DecodeOptions, Image};
 use crate::backend::Backend;
 use crate::bpc::CodeblockBatch;
@@ -379,7 +379,8 @@ struct Front {
     lossless: bool,
     blocks: Vec<BlockGeometry>,
     batch: CodeblockBatch,
-    coefficients: Coefficients,
+    /// The coefficients where rate control needs them (`--bpp`, `--psnr`).
+    coefficients: Option<Coefficients>,
     noise: f64,
 }
 
@@ -397,16 +398,19 @@ fn front(
     let (w, h, comps) = (image.width, image.height, image.components());
     let levels = header.levels as u32;
     let t = Instant::now();
-    let mut planes: Vec<Vec<i32>> = image
-        .planes
-        .iter()
-        .map(|p| colour::shifted_in(p, header.bit_depth, header.signed, header.fraction_bits))
-        .collect();
-    colour::forward(header.colour, &mut planes);
-    let coefficients = transform::forward(planes, header.wavelet, w, h, levels, backend)?;
+    // One allocation for every plane, laid out as the index array.
+    let mut samples = Planes::new(vec![0i32; w * h * comps], w * h);
+    for (dst, src) in samples.planes_mut().zip(&image.planes) {
+        let (depth, signed) = (header.bit_depth, header.signed);
+        colour::shifted_into(src, dst, depth, signed, header.fraction_bits);
+    }
+    colour::forward(header.colour, &mut samples.planes_mut().collect::<Vec<_>>());
+    let coefficients = transform::forward(samples, header.wavelet, w, h, levels, backend)?;
     seconds.transform = t.elapsed().as_secs_f64();
     let blocks = codeblocks(w, h, comps, levels, header.codeblock_height as usize);
-    let (indices, noise) = quantize(&header, &coefficients, &blocks);
+    // Rate decisions need the real-valued coefficients (see `distortion`).
+    let keep = matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_));
+    let (indices, noise, coefficients) = quantize(&header, coefficients, &blocks, keep);
     let batch = entropy::batch(&header, &blocks, indices);
     let sample = match options.tables {
         TableChoice::Trained => Some(1),
@@ -497,16 +501,23 @@ pub fn encode(
     };
     // Rate decisions need the real-valued decreases (see `distortion`);
     // lossless and full-rate files include everything anyway.
-    let real = matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_))
-        .then(|| distortion::block_distortions(&header, &coefficients, &blocks, &batch, &shifts));
-    drop(coefficients);
+    let real =
+        coefficients.map(|c| distortion::block_distortions(&header, &c, &blocks, &batch, &shifts));
     seconds.quantize = t.elapsed().as_secs_f64() - seconds.transform;
 
     let t = Instant::now();
     let mut header = header;
-    // Rate control that truncates may cut a block after any codeword.
-    let cuts = real.is_some();
-    let mut coded = entropy::encode(&header, &mut batch, &shifts, cuts, backend)?;
+    // Rate control that truncates may cut a block after any codeword; a
+    // lossless single-layer file keeps every pass, so its allocation needs
+    // no distortion (docs/benchmarks.md, session 5: -3% CPU).
+    let needs = if real.is_some() {
+        entropy::Records::Cuts
+    } else if options.target == RateTarget::Lossless && header.layers == 1 {
+        entropy::Records::PassEnds
+    } else {
+        entropy::Records::Passes
+    };
+    let mut coded = entropy::encode(&header, &mut batch, &shifts, needs, backend)?;
     let mut points = rate_points(&header, &blocks, &coded, &shifts, real.as_deref());
     let fit_lossy = options.tables == TableChoice::Default
         && !header.block_shifts
@@ -521,7 +532,7 @@ pub fn encode(
                 tables,
                 ..header.clone()
             };
-            let recoded = entropy::encode(&fitted, &mut batch, &shifts, cuts, backend)?;
+            let recoded = entropy::encode(&fitted, &mut batch, &shifts, needs, backend)?;
             let recoded_points = rate_points(&fitted, &blocks, &recoded, &shifts, real.as_deref());
             let second =
                 first_allocation(&fitted, &recoded, &recoded_points, options.target, image)?;
@@ -690,13 +701,28 @@ pub(super) fn size_model(header: &Header, index: &BlockIndex) -> Result<SizeMode
 /// Quantizes every coefficient into one array of `components x width x
 /// height` indices (component planes back to back, Mallat layout); returns
 /// it with the squared error of a full-rate reconstruction, weighted like
-/// rate control's distortion.
+/// rate control's distortion, and the coefficients if `keep`.
 fn quantize(
     header: &Header,
-    coefficients: &Coefficients,
+    coefficients: Coefficients,
     blocks: &[BlockGeometry],
-) -> (Vec<i32>, f64) {
+    keep: bool,
+) -> (Vec<i32>, f64, Option<Coefficients>) {
     use rayon::prelude::*;
+    let unit_steps = header.steps.iter().flatten().all(|s| s.q16() == UNIT_STEP);
+    if let Coefficients::Int(p) = &coefficients {
+        // Unit steps on integers: every index is its coefficient (the
+        // planes are laid out as the index array, and the blocks tile
+        // them), and reconstructs exactly unless it is i32::MIN (see
+        // below). Moving the array instead of copying it saves a third of
+        // a lossless encode's fresh pages.
+        if unit_steps && !keep && !p.data.par_iter().any(|&v| v == i32::MIN) {
+            let Coefficients::Int(p) = coefficients else {
+                unreachable!()
+            };
+            return (p.data, 0.0, None);
+        }
+    }
     let (w, h) = (header.width as usize, header.height as usize);
     let plane = w * h;
     let mut out = vec![0i32; plane * header.components as usize];
@@ -720,18 +746,18 @@ fn quantize(
                 let weight = block_weight(header, b);
                 let span = b.rect.x..b.rect.x + b.rect.width;
                 let mut err = 0.0;
-                match coefficients {
+                match &coefficients {
                     Coefficients::Int(p) if q16 == UNIT_STEP => {
                         // Lossless steps: the index is the coefficient and
                         // reconstructs exactly, except i32::MIN (one off
                         // after saturation); skipping the u128 arithmetic
                         // of the general path is most of this stage's time.
-                        let src = &p[c][y * w..(y + 1) * w];
+                        let src = &p.plane(c)[y * w..(y + 1) * w];
                         dst[span.clone()].copy_from_slice(&src[span.clone()]);
                         err = src[span].iter().filter(|&&v| v == i32::MIN).count() as f64;
                     }
                     Coefficients::Int(p) => {
-                        let src = &p[c][y * w..(y + 1) * w];
+                        let src = &p.plane(c)[y * w..(y + 1) * w];
                         for x in span {
                             let q = if q16 == UNIT_STEP {
                                 src[x]
@@ -744,7 +770,7 @@ fn quantize(
                         }
                     }
                     Coefficients::Float(p) => {
-                        let src = &p[c][y * w..(y + 1) * w];
+                        let src = &p.plane(c)[y * w..(y + 1) * w];
                         for x in span {
                             let q = quant::quantize_f32(src[x], q16);
                             let e = (src[x] - quant::dequantize_f32(q, 0, q16, half)) as f64;
@@ -758,5 +784,5 @@ fn quantize(
             noise
         })
         .sum();
-    (out, noise)
+    (out, noise, keep.then_some(coefficients))
 }

@@ -20,6 +20,19 @@ use crate::backend::Backend;
 use crate::bpc::cpu::CutDecreases;
 use crate::bpc::{cpu, BlockDesc, CodeblockBatch, EncodedBatch};
 
+/// What rate control needs of the coded blocks besides their codewords.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Records {
+    /// The pass records' codeword counts, not their distortion decreases
+    /// (0): allocations that keep every pass, or only count bytes.
+    PassEnds,
+    /// The pass records.
+    Passes,
+    /// The pass records and the decrease at every codeword cut (rate
+    /// control that truncates anywhere).
+    Cuts,
+}
+
 /// Every codeblock's codewords and pass records.
 pub(crate) struct Coded {
     /// Tops and codewords.
@@ -98,7 +111,7 @@ fn by_shift(shifts: &[u8]) -> Vec<(u8, Vec<usize>)> {
 fn encode_batch(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
-    cuts: bool,
+    needs: Records,
     backend: &Backend,
 ) -> Result<Coded, CodecError> {
     // Rate control needs every block's per-pass records, which only the
@@ -106,13 +119,20 @@ fn encode_batch(
     // work, so both backends code codeblocks on the CPU (the GPU backend
     // runs the DWT and decodes codeblocks on the GPU).
     let _ = backend;
-    let (encoded, records, cuts) = if cuts {
-        let (encoded, (records, cuts)) = cpu::encode_with_cuts(batch, tables)?;
-        (encoded, records, cuts)
-    } else {
-        let (encoded, records) =
-            cpu::encode_with_records(batch, tables, cpu::CoreForm::Sequential)?;
-        (encoded, records, Vec::new())
+    let (encoded, records, cuts) = match needs {
+        Records::Cuts => {
+            let (encoded, (records, cuts)) = cpu::encode_with_cuts(batch, tables)?;
+            (encoded, records, cuts)
+        }
+        Records::Passes => {
+            let (encoded, records) =
+                cpu::encode_with_records(batch, tables, cpu::CoreForm::Sequential)?;
+            (encoded, records, Vec::new())
+        }
+        Records::PassEnds => {
+            let (encoded, records) = cpu::encode_with_pass_ends(batch, tables)?;
+            (encoded, records, Vec::new())
+        }
     };
     Ok(Coded {
         encoded,
@@ -121,14 +141,13 @@ fn encode_batch(
     })
 }
 
-/// Codes every block of `batch` with records (and the decreases at every
-/// codeword cut with `cuts`); block `i` with the tables shifted by
-/// `shifts[i]`.
+/// Codes every block of `batch` with the records rate control `needs`;
+/// block `i` with the tables shifted by `shifts[i]`.
 pub(crate) fn encode(
     header: &Header,
     batch: &mut CodeblockBatch,
     shifts: &[u8],
-    cuts: bool,
+    needs: Records,
     backend: &Backend,
 ) -> Result<Coded, CodecError> {
     let tables = header.tables.probability_tables();
@@ -140,7 +159,7 @@ pub(crate) fn encode(
         } else {
             shifted_tables(tables, shift)
         };
-        return encode_batch(batch, &t, cuts, backend);
+        return encode_batch(batch, &t, needs, backend);
     }
     let n = batch.blocks.len();
     // Each block's top bitplane, codewords, pass records and cut decreases.
@@ -152,7 +171,7 @@ pub(crate) fn encode(
             coefficients: std::mem::take(&mut batch.coefficients),
             blocks: members.iter().map(|&i| batch.blocks[i]).collect(),
         };
-        let result = encode_batch(&sub, &shifted_tables(tables, shift), cuts, backend);
+        let result = encode_batch(&sub, &shifted_tables(tables, shift), needs, backend);
         batch.coefficients = sub.coefficients;
         let mut sub_coded = result?;
         for (k, &i) in members.iter().enumerate() {
@@ -170,7 +189,7 @@ pub(crate) fn encode(
             codewords: Vec::new(),
         },
         records: Vec::with_capacity(n),
-        cuts: Vec::with_capacity(if cuts { n } else { 0 }),
+        cuts: Vec::with_capacity(if needs == Records::Cuts { n } else { 0 }),
     };
     for part in parts {
         let (top, words, records, block_cuts) = part.expect("every block is in one shift group");
@@ -178,7 +197,7 @@ pub(crate) fn encode(
         coded.encoded.codewords.extend_from_slice(&words);
         coded.encoded.offsets.push(coded.encoded.codewords.len());
         coded.records.push(records);
-        if cuts {
+        if needs == Records::Cuts {
             coded.cuts.push(block_cuts);
         }
     }

@@ -8,18 +8,47 @@ use super::CodecError;
 use crate::backend::Backend;
 use crate::dwt;
 
+/// Component planes of `len` samples each, back to back in one allocation:
+/// the layout of the codec's index array, so that lossless indices are the
+/// coefficients themselves (moved, not copied).
+#[derive(Debug, Clone)]
+pub(crate) struct Planes<T> {
+    /// Every plane, plane `c` at `c * len`.
+    pub data: Vec<T>,
+    /// Samples per plane.
+    pub len: usize,
+}
+
+impl<T> Planes<T> {
+    /// `data` cut into planes of `len` samples (`data.len()` a multiple).
+    pub fn new(data: Vec<T>, len: usize) -> Self {
+        debug_assert!(data.len().is_multiple_of(len));
+        Planes { data, len }
+    }
+
+    /// Plane `c`.
+    pub fn plane(&self, c: usize) -> &[T] {
+        &self.data[c * self.len..(c + 1) * self.len]
+    }
+
+    /// Every plane, mutably.
+    pub fn planes_mut(&mut self) -> std::slice::ChunksExactMut<'_, T> {
+        self.data.chunks_exact_mut(self.len.max(1))
+    }
+}
+
 /// Transform coefficients of every component.
 #[derive(Debug, Clone)]
 pub(crate) enum Coefficients {
     /// 5/3 and fixed-point 9/7.
-    Int(Vec<Vec<i32>>),
+    Int(Planes<i32>),
     /// Floating-point 9/7.
-    Float(Vec<Vec<f32>>),
+    Float(Planes<f32>),
 }
 
 /// Forward transform of every plane (`width x height`, `levels` levels).
 pub(crate) fn forward(
-    mut planes: Vec<Vec<i32>>,
+    mut planes: Planes<i32>,
     wavelet: Wavelet,
     width: usize,
     height: usize,
@@ -29,7 +58,7 @@ pub(crate) fn forward(
     let layout = ImageLayout::new(width, height);
     match wavelet {
         Wavelet::Cdf53 | Wavelet::Fixed97 => {
-            for p in planes.iter_mut() {
+            for p in planes.planes_mut() {
                 if wavelet == Wavelet::Cdf53 {
                     dwt::forward_2d::<Cdf53>(backend, p, layout, levels)?;
                 } else {
@@ -39,11 +68,10 @@ pub(crate) fn forward(
             Ok(Coefficients::Int(planes))
         }
         Wavelet::Cdf97 => {
-            let mut out = Vec::with_capacity(planes.len());
-            for p in planes {
-                let mut f: Vec<f32> = p.into_iter().map(|v| v as f32).collect();
-                dwt::forward_2d::<Cdf97>(backend, &mut f, layout, levels)?;
-                out.push(f);
+            let f: Vec<f32> = planes.data.iter().map(|&v| v as f32).collect();
+            let mut out = Planes::new(f, planes.len);
+            for p in out.planes_mut() {
+                dwt::forward_2d::<Cdf97>(backend, p, layout, levels)?;
             }
             Ok(Coefficients::Float(out))
         }
@@ -64,20 +92,20 @@ pub(crate) fn inverse(
     let layout = ImageLayout::new(width, height);
     match coefficients {
         Coefficients::Int(mut planes) => {
-            for p in planes.iter_mut() {
+            for p in planes.planes_mut() {
                 if integer_wavelet == Wavelet::Cdf53 {
                     dwt::inverse_2d::<Cdf53>(backend, p, layout, levels)?;
                 } else {
                     dwt::inverse_2d::<Fixed97>(backend, p, layout, levels)?;
                 }
             }
-            Ok(planes)
+            Ok(planes.planes_mut().map(|p| p.to_vec()).collect())
         }
-        Coefficients::Float(planes) => {
-            let mut out = Vec::with_capacity(planes.len());
-            for mut p in planes {
-                dwt::inverse_2d::<Cdf97>(backend, &mut p, layout, levels)?;
-                out.push(p.into_iter().map(|v| v.round() as i32).collect());
+        Coefficients::Float(mut planes) => {
+            let mut out = Vec::with_capacity(planes.data.len() / planes.len.max(1));
+            for p in planes.planes_mut() {
+                dwt::inverse_2d::<Cdf97>(backend, p, layout, levels)?;
+                out.push(p.iter().map(|v| v.round() as i32).collect());
             }
             Ok(out)
         }

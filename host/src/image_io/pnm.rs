@@ -1,7 +1,12 @@
 //! PGM/PPM (Netpbm P2, P3, P5, P6) with the exact maxval kept as the bit
 //! depth: maxval `m` gives `ceil(log2(m + 1))` bits and samples unscaled.
 
+use rayon::prelude::*;
+
 use crate::codec::Image;
+
+/// Samples of one plane per parallel work item (decode and range check).
+const CHUNK_SAMPLES: usize = 1 << 14;
 
 /// True when `bytes` start like a PGM/PPM file.
 pub(super) fn looks_like_pnm(bytes: &[u8]) -> bool {
@@ -68,18 +73,29 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Image, String> {
             .ok_or("pixel data truncated")?;
         // Straight from the bytes into the planes: no interleaved i32 copy
         // (for a large image, that copy's fresh pages cost more than
-        // reading it).
+        // reading it), on all cores: this runs before any other stage, and
+        // most of its time is the planes' first touch of fresh pages.
         let pixel = channels * size;
         (0..channels)
             .map(|c| {
                 let at = c * size;
-                if size == 1 {
-                    data.chunks_exact(pixel).map(|p| p[at] as i32).collect()
-                } else {
-                    data.chunks_exact(pixel)
-                        .map(|p| u16::from_be_bytes([p[at], p[at + 1]]) as i32)
-                        .collect()
-                }
+                let mut plane = vec![0i32; width * height];
+                plane
+                    .par_chunks_mut(CHUNK_SAMPLES)
+                    .zip(data.par_chunks(CHUNK_SAMPLES * pixel))
+                    .for_each(|(dst, src)| {
+                        let src = src.chunks_exact(pixel);
+                        if size == 1 {
+                            for (d, p) in dst.iter_mut().zip(src) {
+                                *d = p[at] as i32;
+                            }
+                        } else {
+                            for (d, p) in dst.iter_mut().zip(src) {
+                                *d = u16::from_be_bytes([p[at], p[at + 1]]) as i32;
+                            }
+                        }
+                    });
+                plane
             })
             .collect::<Vec<Vec<i32>>>()
     } else {
@@ -93,7 +109,11 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Image, String> {
     };
     // A branch-free pass (it vectorizes) first; the search only to report.
     for plane in &planes {
-        let largest = plane.iter().fold(0u32, |m, &v| m.max(v as u32));
+        let largest = plane
+            .par_chunks(CHUNK_SAMPLES)
+            .map(|c| c.iter().fold(0u32, |m, &v| m.max(v as u32)))
+            .max()
+            .unwrap_or(0);
         if largest > maxval {
             let v = plane.iter().find(|&&v| v as u32 > maxval).unwrap_or(&0);
             return Err(format!("sample {v} above maxval {maxval}"));
