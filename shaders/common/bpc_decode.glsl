@@ -99,11 +99,11 @@ int load(uint y, uint x, uint lane) {
     return (2u * lane + x < width && at < uint(coefficients.length())) ? coefficients[at] : 0;
 }
 
-// This lane's two coefficients of the window's row (val_c) and of the next
-// row, read a row ahead for the refinement pass (a lane only ever reads and
-// writes its own columns, so no other lane's store can intervene).
+// This lane's two coefficients of the window's row, read at the row's start
+// by the refinement pass (a lane only ever reads and writes its own columns,
+// so no other lane's store can intervene). Not read a row ahead: that cost
+// the registers that decide how many teams an SM holds (docs/perf-notes.md).
 ivec2 val_c;
-ivec2 val_n;
 
 ivec2 row_values(uint y, uint height, uint lane) {
     return y < height ? ivec2(load(y, 0u, lane), load(y, 1u, lane)) : ivec2(0);
@@ -182,15 +182,11 @@ bool refinement_step(uint y, uint x, uint j, uint lane) {
 bool decode_pass(uint kind, uint j, bool three, uint height, uint lane) {
     bool refine = kind == BPC_MRP;
     bpc_window_start(height);
-    if (refine) {
-        val_c = row_values(0u, height, lane);
-    }
     for (uint y = 0u; y < height; y++) {
         bool ok;
         if (refine) {
-            val_n = row_values(y + 1u, height, lane);
+            val_c = row_values(y, height, lane);
             ok = refinement_step(y, 0u, j, lane) && refinement_step(y, 1u, j, lane);
-            val_c = val_n;
         } else {
             ok = significance_step(y, 0u, j, kind == BPC_CP, three, lane)
                 && significance_step(y, 1u, j, kind == BPC_CP, three, lane);
