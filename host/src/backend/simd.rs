@@ -31,25 +31,32 @@
 #[macro_export]
 macro_rules! fastest {
     ($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
+        $crate::fastest! {
+            $(#[$attr])* $vis fn $name<>($($arg: $ty),*) -> $ret $body
+        }
+    };
+    // With type parameters (`fn f<T: Bound>(...)`): each copy is generic
+    // too, so every instantiation gets all three.
+    ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
         $(#[$attr])*
-        $vis fn $name($($arg: $ty),*) -> $ret {
+        $vis fn $name<$($g: $bound),*>($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-                fn v3($($arg: $ty),*) -> $ret $body
+                fn v3<$($g: $bound),*>($($arg: $ty),*) -> $ret $body
                 #[target_feature(
                     enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512cd"
                 )]
-                fn v4($($arg: $ty),*) -> $ret $body
+                fn v4<$($g: $bound),*>($($arg: $ty),*) -> $ret $body
                 if $crate::backend::simd::has_v4() {
                     // SAFETY: the CPU has every feature `v4` was compiled
                     // with (checked just above: the level is never above
                     // the CPU's).
-                    return unsafe { v4($($arg),*) };
+                    return unsafe { v4::<$($g),*>($($arg),*) };
                 }
                 if $crate::backend::simd::has_v3() {
                     // SAFETY: as above, for `v3`.
-                    return unsafe { v3($($arg),*) };
+                    return unsafe { v3::<$($g),*>($($arg),*) };
                 }
             }
             $body

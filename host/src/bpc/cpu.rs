@@ -95,51 +95,19 @@ impl bpc::SymbolObserver for CutTrace {
 }
 
 crate::fastest! {
-    /// [`bpc::encode_sequential`], compiled for the CPU.
-    fn encode_sequential(
+    /// [`bpc::encode_sequential_observed`], compiled for the CPU: with `()`
+    /// the plain encoder, with [`bpc::WithoutDistortion`] the one that
+    /// leaves the decreases out, with a [`CutTrace`] the tracing one (which
+    /// codes lane by lane; same bytes in every case).
+    fn encode_observed<O: bpc::SymbolObserver>(
         block: &bpc::Codeblock<'_>,
         params: &CodingParams<'_>,
         scratch: &mut Scratch<MAX_HEIGHT>,
         words: &mut [u16],
         records: Option<&mut [PassRecord]>,
+        observer: &mut O,
     ) -> Result<bpc::Encoded, bpc::EncodeError> {
-        bpc::encode_sequential(block, params, scratch, words, records)
-    }
-}
-
-crate::fastest! {
-    /// [`bpc::encode_sequential_observed`] without the distortion
-    /// decreases, compiled for the CPU.
-    fn encode_pass_ends(
-        block: &bpc::Codeblock<'_>,
-        params: &CodingParams<'_>,
-        scratch: &mut Scratch<MAX_HEIGHT>,
-        words: &mut [u16],
-        records: Option<&mut [PassRecord]>,
-    ) -> Result<bpc::Encoded, bpc::EncodeError> {
-        bpc::encode_sequential_observed(
-            block,
-            params,
-            scratch,
-            words,
-            records,
-            &mut bpc::WithoutDistortion,
-        )
-    }
-}
-
-crate::fastest! {
-    /// [`bpc::encode_sequential_observed`] with a [`CutTrace`], compiled for
-    /// the CPU (a tracing observer codes lane by lane; same bytes).
-    fn encode_traced(
-        block: &bpc::Codeblock<'_>,
-        params: &CodingParams<'_>,
-        scratch: &mut Scratch<MAX_HEIGHT>,
-        words: &mut [u16],
-        records: Option<&mut [PassRecord]>,
-        trace: &mut CutTrace,
-    ) -> Result<bpc::Encoded, bpc::EncodeError> {
-        bpc::encode_sequential_observed(block, params, scratch, words, records, trace)
+        bpc::encode_sequential_observed(block, params, scratch, words, records, observer)
     }
 }
 
@@ -171,10 +139,13 @@ fn encode_one(
     let mut trace = CutTrace::default();
     let enc = match (form, detail) {
         // Only the sequential form reports the symbols' order.
-        (_, Detail::Cuts) => encode_traced(&block, &params, state, words, recs, &mut trace),
+        (_, Detail::Cuts) => encode_observed(&block, &params, state, words, recs, &mut trace),
         // Only the sequential form leaves the decreases out.
-        (_, Detail::PassEnds) => encode_pass_ends(&block, &params, state, words, recs),
-        (CoreForm::Sequential, _) => encode_sequential(&block, &params, state, words, recs),
+        (_, Detail::PassEnds) => {
+            let mut plain = bpc::WithoutDistortion;
+            encode_observed(&block, &params, state, words, recs, &mut plain)
+        }
+        (CoreForm::Sequential, _) => encode_observed(&block, &params, state, words, recs, &mut ()),
         (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }
     .map_err(err)?;
