@@ -47,7 +47,9 @@
 // coefficient at row y, column 2t + x.
 shared uint bpc_sig[BPC_MAX_ROWS * 2u];
 shared uint bpc_refine[BPC_MAX_ROWS * 2u];
+#ifndef BPC_TWO_PASS
 shared uint bpc_pending[BPC_MAX_ROWS * 2u];
+#endif
 shared uint bpc_negative[BPC_MAX_ROWS * 2u];
 // The probabilities of the current pass's bitplane (one row of the tables).
 shared uint bpc_plane[BPC_ROW_LEN];
@@ -144,7 +146,11 @@ void bpc_window_load_maps(uint y, uint height) {
     bool inside = y < height;
     uint r = 2u * min(y, BPC_MAX_ROWS - 1u);
     bpc_ref_c = inside ? uvec2(bpc_refine[r], bpc_refine[r + 1u]) : uvec2(0u);
+#ifdef BPC_TWO_PASS
+    bpc_pend_c = uvec2(0u);
+#else
     bpc_pend_c = inside ? uvec2(bpc_pending[r], bpc_pending[r + 1u]) : uvec2(0u);
+#endif
 }
 
 // The window at row 0, at the start of a pass.
@@ -168,8 +174,10 @@ void bpc_window_next(uint y, uint height, uint lane) {
         bpc_negative[r + 1u] = bpc_neg_c.y;
         bpc_refine[r] = bpc_ref_c.x;
         bpc_refine[r + 1u] = bpc_ref_c.y;
+#ifndef BPC_TWO_PASS
         bpc_pending[r] = bpc_pend_c.x;
         bpc_pending[r + 1u] = bpc_pend_c.y;
+#endif
     }
     bpc_sig_a = bpc_sig_c;
     bpc_neg_a = bpc_neg_c;
@@ -213,6 +221,16 @@ uint bpc_sign_context(uint x, uint lane) {
 
 // Pass number `i` of the schedule: kind in bits 0-7, bitplane in bits 8-15
 // (core passes.rs PassSchedule::pass).
+// Whether the codeblocks are coded in 3 passes per bitplane. Shaders built
+// with BPC_TWO_PASS (the host picks them for 2-pass tables) know it is
+// false: no pending map, no cleanup pass, less shared memory and fewer
+// instructions per step (docs/perf-notes.md, BPC-PaCo).
+#ifdef BPC_TWO_PASS
+#define BPC_THREE_PASS(flag) false
+#else
+#define BPC_THREE_PASS(flag) ((flag) != 0u)
+#endif
+
 uint bpc_pass(bool three_pass, uint top, uint i) {
     if (!three_pass) {
         return ((i & 1u) == 0u ? BPC_SPP : BPC_MRP) | ((top - i / 2u) << 8);

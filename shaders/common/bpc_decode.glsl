@@ -201,7 +201,7 @@ bool decode_pass(uint kind, uint j, bool three, uint height, uint lane) {
 
 void main() {
     uint lane = bpc_lane();
-    bool three = params.three_pass != 0u;
+    bool three = BPC_THREE_PASS(params.three_pass);
     bpc_team_init();
     for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
         uvec4 d = blocks[b];
@@ -239,7 +239,9 @@ void main() {
         for (uint i = lane; i < 2u * height; i += BPC_LANES) {
             bpc_sig[i] = 0u;
             bpc_refine[i] = 0u;
+#ifndef BPC_TWO_PASS
             bpc_pending[i] = three ? bpc_present(width, i & 1u) : 0u;
+#endif
             bpc_negative[i] = 0u;
         }
         barrier();

@@ -144,15 +144,19 @@ fn gpu_bpc_decode_hostile_streams_match_cpu_and_stay_in_their_codeblocks() {
     });
 }
 
-/// The decoder shaders and the codeblock rows each holds.
-const BPC_DECODERS: [(&Shader, u32); 2] =
-    [(&shaders::BPC_DECODE, 256), (&shaders::BPC_DECODE64, 64)];
+/// The decoder shaders, the codeblock rows each holds and the tables' mode
+/// each is given (the 2-pass build codes 2-pass tables only).
+const BPC_DECODERS: [(&Shader, u32, Mode); 3] = [
+    (&shaders::BPC_DECODE, 256, Mode::ThreePass),
+    (&shaders::BPC_DECODE64, 64, Mode::ThreePass),
+    (&shaders::BPC_DECODE64_2PASS, 64, Mode::TwoPass),
+];
 
 /// One direct dispatch of the `bpc_decode` shader over a coefficient
 /// buffer filled with [`GUARD`]; returns the buffer and the summaries.
 fn dispatch_bpc_decode(
     gpu: &Arc<Gpu>,
-    shader: &'static Shader,
+    (shader, mode): (&'static Shader, Mode),
     coeff_len: usize,
     descriptors: &[[u32; 4]],
     streams: &[[u32; 4]],
@@ -161,7 +165,7 @@ fn dispatch_bpc_decode(
     let n = descriptors.len() as u32;
     let blocks: Vec<u32> = descriptors.iter().flatten().copied().collect();
     let streams: Vec<u32> = streams.iter().flatten().copied().collect();
-    let tables = bpc_gpu::flatten_tables(ProbabilityTables::reference(Mode::ThreePass));
+    let tables = bpc_gpu::flatten_tables(ProbabilityTables::reference(mode));
     let packed = gpu.upload(packed).unwrap();
     let blocks = gpu.upload(&blocks).unwrap();
     let tables = gpu.upload(&tables).unwrap();
@@ -175,7 +179,7 @@ fn dispatch_bpc_decode(
         .buffer(&streams)
         .buffer(&out)
         .buffer(&summary)
-        .push(&[n, 1])])
+        .push(&[n, (mode == Mode::ThreePass) as u32])])
         .unwrap();
     (gpu.download(&out).unwrap(), gpu.download(&summary).unwrap())
 }
@@ -226,12 +230,12 @@ fn gpu_bpc_decode_shader_bounds_hostile_descriptors() {
         ),
     ];
     let packed: Vec<u32> = (0..500u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-    for ((d, s, region), &(shader, rows)) in cases
+    for ((d, s, region), &(shader, rows, mode)) in cases
         .iter()
         .flat_map(|c| BPC_DECODERS.iter().map(move |sh| (*c, sh)))
     {
         let region = region.filter(|&(_, _, _, h)| h <= rows as usize);
-        let (out, summary) = dispatch_bpc_decode(&gpu, shader, len, &[d], &[s], &packed);
+        let (out, summary) = dispatch_bpc_decode(&gpu, (shader, mode), len, &[d], &[s], &packed);
         for (i, &v) in out.iter().enumerate() {
             let allowed = region.is_some_and(|(o, stride, w, h)| {
                 i >= o && i < o + (h - 1) * stride + w && (i - o) % stride < w
@@ -269,9 +273,15 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
         desc(0, 0x4000_0001, 64, 5),
     ];
     for d in end_cases {
-        for &(shader, _) in &BPC_DECODERS {
-            let (out, summary) =
-                dispatch_bpc_decode(&gpu, shader, len, &[d], &[[0, 300, 27, 1000]], &packed);
+        for &(shader, _, mode) in &BPC_DECODERS {
+            let (out, summary) = dispatch_bpc_decode(
+                &gpu,
+                (shader, mode),
+                len,
+                &[d],
+                &[[0, 300, 27, 1000]],
+                &packed,
+            );
             if let Some(i) = out.iter().position(|&v| v != GUARD) {
                 panic!("descriptor {d:?} wrote {:#x} at {i}", out[i]);
             }
@@ -280,9 +290,15 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
     }
     // The last region that fits exactly is decoded.
     let d = desc((len - 64) as u32, 64, 64, 1);
-    for &(shader, _) in &BPC_DECODERS {
-        let (out, summary) =
-            dispatch_bpc_decode(&gpu, shader, len, &[d], &[[0, 300, 27, 1000]], &packed);
+    for &(shader, _, mode) in &BPC_DECODERS {
+        let (out, summary) = dispatch_bpc_decode(
+            &gpu,
+            (shader, mode),
+            len,
+            &[d],
+            &[[0, 300, 27, 1000]],
+            &packed,
+        );
         assert!(summary[2] <= 3, "descriptor {d:?} refused: {summary:?}");
         assert!(out[..len - 64].iter().all(|&v| v == GUARD));
         assert!(out[len - 64..].iter().all(|&v| v != GUARD));

@@ -76,21 +76,44 @@ fn check_range(gpu: &Gpu, what: &str, bytes: u64) -> Result<(), BpcError> {
 /// Codeblock rows the `bpc_encode64` / `bpc_decode64` shaders hold.
 const SHORT_ROWS: usize = 64;
 
-/// `short` (a 64-row coding shader) when every codeblock of `batch` fits
-/// it, else `tall` (its 256-row build). The 64-row state maps take a
-/// quarter of the shared memory, so an SM holds more teams: on an H200 they
-/// coded the reference sample 2.4x faster (docs/perf-notes.md). Both give
-/// the same bytes; the shaders themselves refuse a codeblock taller than
-/// theirs.
-fn for_heights(
-    batch: &CodeblockBatch,
-    short: &'static Shader,
+/// The builds of one coding shader: for codeblocks of up to 256 rows, up to
+/// 64 rows, and up to 64 rows coded in 2 passes.
+struct Builds {
     tall: &'static Shader,
+    short: &'static Shader,
+    short_two_pass: &'static Shader,
+}
+
+const ENCODER: Builds = Builds {
+    tall: &shaders::BPC_ENCODE,
+    short: &shaders::BPC_ENCODE64,
+    short_two_pass: &shaders::BPC_ENCODE64_2PASS,
+};
+
+const DECODER: Builds = Builds {
+    tall: &shaders::BPC_DECODE,
+    short: &shaders::BPC_DECODE64,
+    short_two_pass: &shaders::BPC_DECODE64_2PASS,
+};
+
+/// The build of `builds` for `batch` and `tables`. The 64-row builds' state
+/// maps take a quarter of the shared memory, so an SM holds more teams (on
+/// an H200 they coded the reference sample 2.4x faster), and a 2-pass build
+/// keeps no pending map and runs no cleanup pass (encoding 18% and decoding
+/// 11% faster again; docs/perf-notes.md). Every build gives the same bytes; the shaders
+/// themselves refuse a codeblock taller than theirs, and the 2-pass builds
+/// are only ever given 2-pass tables (here).
+fn build_for(
+    builds: &Builds,
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
 ) -> &'static Shader {
-    if batch.blocks.iter().all(|d| d.height <= SHORT_ROWS) {
-        short
+    if !batch.blocks.iter().all(|d| d.height <= SHORT_ROWS) {
+        builds.tall
+    } else if tables.mode() == Mode::TwoPass {
+        builds.short_two_pass
     } else {
-        tall
+        builds.short
     }
 }
 
@@ -169,20 +192,19 @@ pub fn encode(
     let packed_words = capacity.div_ceil(2).max(1);
     let packed = gpu.uninit::<u32>(packed_words)?;
     let scan2 = gpu.scan_scratch(n as u32)?;
-    let mut run2 = vec![Dispatch::new(
-        for_heights(batch, &shaders::BPC_ENCODE64, &shaders::BPC_ENCODE),
-        [groups_for(n), 1, 1],
-    )
-    .buffer(&coefficients)
-    .buffer(&blocks)
-    .buffer(&table_buf)
-    .buffer(&tops)
-    .buffer(&caps)
-    .buffer(&scratch_offsets)
-    .buffer(&scratch)
-    .buffer(&counts)
-    .buffer(&status)
-    .push(&[n as u32, three_pass(tables)])];
+    let mut run2 = vec![
+        Dispatch::new(build_for(&ENCODER, batch, tables), [groups_for(n), 1, 1])
+            .buffer(&coefficients)
+            .buffer(&blocks)
+            .buffer(&table_buf)
+            .buffer(&tops)
+            .buffer(&caps)
+            .buffer(&scratch_offsets)
+            .buffer(&scratch)
+            .buffer(&counts)
+            .buffer(&status)
+            .push(&[n as u32, three_pass(tables)]),
+    ];
     run2.extend(gpu.scan_dispatches(&counts, n as u32, &scan2)?);
     let pack_groups = (packed_words.div_ceil(PACK_WORKGROUP as u64) as u32).clamp(1, MAX_GROUPS);
     run2.push(
@@ -313,17 +335,16 @@ pub fn decode(
     let stream_buf = gpu.upload(&streams)?;
     let out = gpu.zeroed::<i32>(like.coefficients.len() as u64)?;
     let summary = gpu.zeroed::<u32>(4 * n as u64)?;
-    let t = gpu.run(&[Dispatch::new(
-        for_heights(like, &shaders::BPC_DECODE64, &shaders::BPC_DECODE),
-        [groups_for(n), 1, 1],
-    )
-    .buffer(&packed)
-    .buffer(&blocks)
-    .buffer(&table_buf)
-    .buffer(&stream_buf)
-    .buffer(&out)
-    .buffer(&summary)
-    .push(&[n as u32, three_pass(tables)])])?;
+    let t = gpu.run(&[
+        Dispatch::new(build_for(&DECODER, like, tables), [groups_for(n), 1, 1])
+            .buffer(&packed)
+            .buffer(&blocks)
+            .buffer(&table_buf)
+            .buffer(&stream_buf)
+            .buffer(&out)
+            .buffer(&summary)
+            .push(&[n as u32, three_pass(tables)]),
+    ])?;
     let summary = gpu.download(&summary)?;
     let mut decoded = Vec::with_capacity(n);
     for (block, s) in summary.chunks_exact(4).enumerate() {
