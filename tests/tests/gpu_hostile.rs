@@ -272,16 +272,20 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
         desc(0x8000_0000, 0x8000_0000, 64, 4),
         desc(0, 0x4000_0001, 64, 5),
     ];
+    // One codeblock with a plausible stream, through one decoder build.
+    let decode_one = |shader, mode, d| {
+        dispatch_bpc_decode(
+            &gpu,
+            (shader, mode),
+            len,
+            &[d],
+            &[[0, 300, 27, 1000]],
+            &packed,
+        )
+    };
     for d in end_cases {
         for &(shader, _, mode) in &BPC_DECODERS {
-            let (out, summary) = dispatch_bpc_decode(
-                &gpu,
-                (shader, mode),
-                len,
-                &[d],
-                &[[0, 300, 27, 1000]],
-                &packed,
-            );
+            let (out, summary) = decode_one(shader, mode, d);
             if let Some(i) = out.iter().position(|&v| v != GUARD) {
                 panic!("descriptor {d:?} wrote {:#x} at {i}", out[i]);
             }
@@ -291,14 +295,7 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
     // The last region that fits exactly is decoded.
     let d = desc((len - 64) as u32, 64, 64, 1);
     for &(shader, _, mode) in &BPC_DECODERS {
-        let (out, summary) = dispatch_bpc_decode(
-            &gpu,
-            (shader, mode),
-            len,
-            &[d],
-            &[[0, 300, 27, 1000]],
-            &packed,
-        );
+        let (out, summary) = decode_one(shader, mode, d);
         assert!(summary[2] <= 3, "descriptor {d:?} refused: {summary:?}");
         assert!(out[..len - 64].iter().all(|&v| v == GUARD));
         assert!(out[len - 64..].iter().all(|&v| v != GUARD));
