@@ -79,8 +79,8 @@ pub use lut::{GroupTables, LutError, ProbabilityTables};
 pub use passes::{pass_count, PassKind, PassSchedule};
 pub use record::{reconstruct_magnitude, squared_error, PassRecord};
 pub use sequential::{
-    encode_sequential, encode_sequential_observed, observe_symbols, SymbolClass, SymbolObserver,
-    WithoutDistortion,
+    encode_sequential, encode_sequential_observed, encode_sequential_planes, observe_symbols,
+    observe_symbols_planes, BitPlanes, SymbolClass, SymbolObserver, WithoutDistortion,
 };
 pub use state::Scratch;
 

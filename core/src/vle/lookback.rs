@@ -44,7 +44,8 @@ const COUNT_MASK: u64 = 0xff;
 // layout's sum bits (24-bit codewords, the longest allowed).
 const _: () = assert!(SEGMENT_BLOCKS <= super::lanes::WORKGROUP_SIZE);
 const _: () = assert!(SEGMENT_BLOCKS as u64 <= COUNT_MASK);
-const _: () = assert!(((SEGMENT_BLOCKS * super::lanes::BLOCK_SYMBOLS * 24) as u64) < 1 << SUM_BITS_32);
+const _: () =
+    assert!(((SEGMENT_BLOCKS * super::lanes::BLOCK_SYMBOLS * 24) as u64) < 1 << SUM_BITS_32);
 /// 64-bit layout: flag P (the element holds a global inclusive prefix).
 pub const FLAG_P_64: u64 = 1 << 63;
 /// 32-bit layout: bits of the in-segment sum; the counter is above them.

@@ -13,8 +13,8 @@
 use image::DynamicImage;
 use rayon::prelude::*;
 use wavelane_core::bpc::{
-    self, CodingParams, GroupTables, Mode, PassKind, ProbabilityTables, Scratch, SymbolClass,
-    SymbolObserver, GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
+    self, BitPlanes, CodingParams, GroupTables, Mode, PassKind, ProbabilityTables, Scratch,
+    SymbolClass, SymbolObserver, GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
 };
 use wavelane_core::dwt::{self, Cdf53, Fixed97, ImageLayout};
 
@@ -140,16 +140,30 @@ impl SymbolObserver for Observer<'_> {
 }
 
 crate::fastest! {
-    /// [`bpc::observe_symbols`] into `observer`, compiled for the CPU: the
-    /// counts are popcounts of lane masks, which want its popcount
-    /// instruction.
+    /// [`bpc::observe_symbols_planes`] into `observer`, compiled for the
+    /// CPU: the counts are popcounts of lane masks, which want its
+    /// popcount instruction.
     fn count_block(
         block: &bpc::Codeblock<'_>,
         params: &CodingParams<'_>,
-        scratch: &mut Scratch<MAX_HEIGHT>,
+        scratch: &mut WalkScratch,
         observer: &mut Observer<'_>,
     ) -> Result<bpc::Encoded, bpc::EncodeError> {
-        bpc::observe_symbols(block, params, scratch, observer)
+        bpc::observe_symbols_planes(block, params, &mut scratch.state, &mut scratch.planes, observer)
+    }
+}
+
+/// What the counting walk reuses from one codeblock to the next: the
+/// coding state and the codeblock's bit planes (72 KiB).
+#[derive(Default)]
+pub(crate) struct WalkScratch {
+    state: Scratch<MAX_HEIGHT>,
+    planes: BitPlanes<MAX_HEIGHT>,
+}
+
+impl WalkScratch {
+    pub(crate) fn boxed() -> Box<Self> {
+        Box::default()
     }
 }
 
@@ -253,7 +267,7 @@ impl Trainer {
             .with_min_len(batch.len().div_ceil(4 * rayon::current_num_threads()))
             .filter(|&i| which[i] != BlockSymbols::None)
             .try_fold(
-                || (Trainer::new(mode), Box::new(Scratch::<MAX_HEIGHT>::new())),
+                || (Trainer::new(mode), WalkScratch::boxed()),
                 |(mut t, mut scratch), i| {
                     let block = batch.block(i)?;
                     let group = batch.blocks[i].group;
@@ -593,13 +607,13 @@ mod tests {
             let params = CodingParams::new(&tables, group);
             let block = bpc::Codeblock::new(&data, width, width, height).unwrap();
             let last = last.map(|(k, j)| (j, k));
-            let mut scratch = Box::new(Scratch::<MAX_HEIGHT>::new());
+            let mut scratch = WalkScratch::boxed();
             let mut fast = Trainer::new(mode);
             let mut observer = Observer { cells: &mut fast.cells, group, last };
             count_block(&block, &params, &mut scratch, &mut observer).unwrap();
             let mut slow = Trainer::new(mode);
             let mut observer = Observer { cells: &mut slow.cells, group, last };
-            bpc::observe_symbols(&block, &params, &mut scratch, &mut PerSymbol(&mut observer))
+            bpc::observe_symbols(&block, &params, &mut scratch.state, &mut PerSymbol(&mut observer))
                 .unwrap();
             proptest::prop_assert!(fast.cells == slow.cells, "counts differ, last {:?}", last);
             // The cut-off counts a prefix of the symbols.
