@@ -219,11 +219,10 @@ impl LaneBits for FromCoefficients {
     }
 }
 
-/// A codeblock of up to `ROWS` rows transposed into bit planes once
-/// ([`transpose32`] per step) for [`encode_sequential_planes`] and
-/// [`observe_symbols_planes`], instead of a [`bitplane_mask`] of the
-/// step's magnitudes at every pass that visits the step (two or three per
-/// bitplane). `256 * ROWS` bytes (`BitPlanes<64>` = 16 KiB,
+/// A codeblock of up to `ROWS` rows transposed into bit planes once (a
+/// 32x32 bit transpose per step) for [`encode_sequential_planes`] and
+/// [`observe_symbols_planes`], instead of a mask of the step's magnitudes
+/// at every pass that visits the step (two or three per bitplane). `256 * ROWS` bytes (`BitPlanes<64>` = 16 KiB,
 /// `BitPlanes<256>` = 64 KiB): the encoders that read the coefficients
 /// need none of it, which is what the firmware uses.
 #[derive(Debug, Clone)]
