@@ -180,6 +180,24 @@ impl LaneEncoders {
     /// codeword for every visiting lane that was exhausted.
     #[inline(always)]
     pub fn code_lanes(&mut self, visit: u32, symbols: u32, probs: &[u8; LANES], out: &mut [u16]) {
+        self.code_lanes_opening(visit, 0, symbols, probs, out);
+    }
+
+    /// [`Self::code_lanes`] where the lanes in `opening` (a subset of
+    /// `visit`) start a fresh codeword first (`L = 0`, `S = 2^W - 1`; their
+    /// slots are already set). Opening inside the vector loop rather than
+    /// lane by lane beforehand keeps the phase's interval state in vector
+    /// registers: scalar 16-bit stores followed by the loop's vector loads
+    /// of the same arrays cannot be store-forwarded, and stall.
+    #[inline(always)]
+    fn code_lanes_opening(
+        &mut self,
+        visit: u32,
+        opening: u32,
+        symbols: u32,
+        probs: &[u8; LANES],
+        out: &mut [u16],
+    ) {
         let mut emitted = 0u32;
         // Branch-free over the 32 lanes so that the compiler can vectorize
         // it; lanes not visiting compute garbage (wrapping) and keep their
@@ -187,7 +205,11 @@ impl LaneEncoders {
         for t in 0..LANES {
             let active = visit & (1 << t) != 0;
             let one = symbols & (1 << t) != 0;
-            let (low, size) = (self.low[t], self.size[t]);
+            let (low, size) = if opening & (1 << t) != 0 {
+                (0, FULL as u16)
+            } else {
+                (self.low[t], self.size[t])
+            };
             let f = split16(size, probs[t]);
             let (new_low, new_size) = if one {
                 (
@@ -212,7 +234,8 @@ impl LaneEncoders {
     /// Within a phase every lane codes at most one symbol and the canonical
     /// order is lane order, so the exhausted visiting lanes reserve their
     /// slots in lane order first (what [`Self::encode`] lane by lane
-    /// would do), then [`Self::code_lanes`] codes all 32 lanes branch-free.
+    /// would do), then [`Self::code_lanes_opening`] opens their codewords and
+    /// codes all 32 lanes branch-free.
     /// Fails like [`Self::encode`] when a slot would not fit in `out`.
     #[inline(always)]
     pub fn code_phase(
@@ -230,16 +253,12 @@ impl LaneEncoders {
                 });
             }
             for t in super::sequential::lanes(need) {
-                let slot = self.next;
+                self.slot[t] = self.next;
                 self.next += 1;
-                self.slot[t] = slot;
-                self.low[t] = 0;
-                self.size[t] = FULL as u16;
             }
             self.opened |= need;
-            self.exhausted &= !need;
         }
-        self.code_lanes(visit, symbols, probs, out);
+        self.code_lanes_opening(visit, need, symbols, probs, out);
         Ok(())
     }
 

@@ -251,6 +251,28 @@ impl SignNeighbours {
         (by_context, hn | (h_zero & wn))
     }
 
+    /// `table[k]` of every lane, `k` being its context (`by_context` from
+    /// [`Self::context_masks`]), branch-free over the 32 lanes so that the
+    /// array is built in vector registers: filling it lane by lane with
+    /// byte stores and then loading it as a vector (the phase coder) stalls
+    /// on the failed store-to-load forwarding.
+    #[inline(always)]
+    pub fn probabilities(by_context: &[u32; 4], table: &[u8; 4]) -> [u8; 32] {
+        let mut probs = [0u8; 32];
+        for (t, p) in probs.iter_mut().enumerate() {
+            let mut chosen = table[0];
+            for (k, &q) in table.iter().enumerate().skip(1) {
+                chosen = if by_context[k] >> t & 1 != 0 {
+                    q
+                } else {
+                    chosen
+                };
+            }
+            *p = chosen;
+        }
+        probs
+    }
+
     /// `(k, predicted_negative)` of lane `t`.
     #[inline]
     pub fn context(&self, t: usize) -> (u8, bool) {
@@ -340,6 +362,8 @@ mod tests {
                 for (k, m) in by_context.iter().enumerate() {
                     proptest::prop_assert_eq!(m >> t & 1 != 0, want.0 as usize == k);
                 }
+                let table = [3, 50, 77, 120];
+                proptest::prop_assert_eq!(SignNeighbours::probabilities(&by_context, &table)[t], table[want.0 as usize]);
                 proptest::prop_assert_eq!(predicted >> t & 1 != 0, want.1);
             }
         }

@@ -21,7 +21,10 @@
 //! Nothing is allocated. The caller provides the coefficient slice, the
 //! output slice and a [`Scratch`] whose const parameter bounds the codeblock
 //! height: `Scratch<64>` is 2 KiB, `Scratch<256>` 8 KiB. The coders keep 32
-//! lane states (384 bytes) on the stack.
+//! lane states (384 bytes) on the stack. [`encode_sequential_planes`] and
+//! [`observe_symbols_planes`] also take a [`BitPlanes`] (`BitPlanes<64>` is
+//! 16 KiB, `BitPlanes<256>` 64 KiB), the codeblock's magnitudes transposed
+//! once: the host's faster form; every other entry point needs none of it.
 //!
 //! # Output
 //! Codewords are `u16` values in a caller `&mut [u16]`, slot order; the byte
@@ -79,8 +82,8 @@ pub use lut::{GroupTables, LutError, ProbabilityTables};
 pub use passes::{pass_count, PassKind, PassSchedule};
 pub use record::{reconstruct_magnitude, squared_error, PassRecord};
 pub use sequential::{
-    encode_sequential, encode_sequential_observed, observe_symbols, SymbolClass, SymbolObserver,
-    WithoutDistortion,
+    encode_sequential, encode_sequential_observed, encode_sequential_planes, observe_symbols,
+    observe_symbols_planes, BitPlanes, SymbolClass, SymbolObserver, WithoutDistortion,
 };
 pub use state::Scratch;
 

@@ -118,7 +118,7 @@ const SPARSE_LANES: u32 = 2;
 
 /// Phases with at least this many coding lanes look their probabilities up
 /// for all 32 lanes at once ([`CountPlanes::probabilities`]), sparser ones
-/// lane by lane.
+/// lane by lane (session 6: always branch-free measured the same).
 const DENSE_LANES: u32 = 8;
 
 /// The magnitudes of the coefficients the lanes visit in step `(y, x)`,
@@ -140,7 +140,10 @@ fn lane_magnitudes(row: &[i32], x: usize) -> [u32; LANES] {
 }
 
 /// Bit `t` set when bit `j` of `mags[t]` is set: a phase's symbols as one
-/// mask. Branch-free over the 32 lanes so that the compiler vectorizes it.
+/// mask. Branch-free over the 32 lanes; LLVM keeps it scalar (a shift, mask
+/// and OR per lane: about 11% of the lossless encode in session 6's
+/// profile), which is why the encoders that can afford the memory read
+/// [`BitPlanes`] instead.
 #[inline(always)]
 fn bitplane_mask(mags: &[u32; LANES], j: u8) -> u32 {
     let mut mask = 0u32;
@@ -161,6 +164,111 @@ pub(super) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
         mask &= mask - 1;
         Some(t)
     })
+}
+
+/// Transposes a 32x32 bit matrix in place: afterwards bit `t` of `m[j]` is
+/// what bit `j` of `m[t]` was. Applied to a step's lane magnitudes it gives
+/// [`bitplane_mask`] of every bitplane at once, in about 5 word operations
+/// per bitplane (five rounds of block swaps, halving the block each round)
+/// instead of a shift, mask and OR per lane and bitplane.
+#[inline(always)]
+fn transpose32(m: &mut [u32; LANES]) {
+    // Round `s` swaps, in every pair of rows `(k, k + s)` with bit `s` of
+    // `k` clear, the columns with bit `s` set in row `k` with the columns
+    // with bit `s` clear in row `k + s`: the off-diagonal blocks of each
+    // 2s x 2s block.
+    let mut s = 16;
+    let mut low: u32 = 0x0000_ffff;
+    while s != 0 {
+        for k in 0..LANES {
+            if k & s == 0 {
+                let swap = ((m[k] >> s) ^ m[k + s]) & low;
+                m[k] ^= swap << s;
+                m[k + s] ^= swap;
+            }
+        }
+        s >>= 1;
+        low ^= low << s;
+    }
+}
+
+/// Where the walk reads a step's bits of one bitplane: bit `t` of
+/// `mask(block, y, x, j)` is bit `j` of the magnitude lane `t` visits in
+/// step `(y, x)`, i.e. [`bitplane_mask`] of [`lane_magnitudes`]. The walk
+/// calls [`LaneBits::start`] once per codeblock, after finding its top
+/// bitplane.
+pub(super) trait LaneBits {
+    /// Sets up for `block`, whose magnitudes are below `2^(top + 1)`.
+    fn start(&mut self, block: &Codeblock<'_>, top: u8);
+
+    /// The lanes of step `(y, x)` whose magnitude has bit `j` set.
+    fn mask(&self, block: &Codeblock<'_>, y: usize, x: usize, j: u8) -> u32;
+}
+
+/// The reference [`LaneBits`]: each mask read from the coefficients when
+/// asked (no memory beyond the step's 32 magnitudes).
+pub(super) struct FromCoefficients;
+
+impl LaneBits for FromCoefficients {
+    #[inline(always)]
+    fn start(&mut self, _: &Codeblock<'_>, _: u8) {}
+
+    #[inline(always)]
+    fn mask(&self, block: &Codeblock<'_>, y: usize, x: usize, j: u8) -> u32 {
+        bitplane_mask(&lane_magnitudes(block.row(y), x), j)
+    }
+}
+
+/// A codeblock of up to `ROWS` rows transposed into bit planes once (a
+/// 32x32 bit transpose per step) for [`encode_sequential_planes`] and
+/// [`observe_symbols_planes`], instead of a mask of the step's magnitudes
+/// at every pass that visits the step (two or three per bitplane). `256 * ROWS` bytes (`BitPlanes<64>` = 16 KiB,
+/// `BitPlanes<256>` = 64 KiB): the encoders that read the coefficients
+/// need none of it, which is what the firmware uses.
+#[derive(Debug, Clone)]
+pub struct BitPlanes<const ROWS: usize = 64> {
+    /// Bit `t` of `masks[j][y][x]`: bit `j` of the magnitude lane `t`
+    /// visits in step `(y, x)`; bitplanes above the codeblock's top are
+    /// stale.
+    masks: [[[u32; 2]; ROWS]; 32],
+}
+
+impl<const ROWS: usize> BitPlanes<ROWS> {
+    /// Empty planes.
+    pub const fn new() -> Self {
+        BitPlanes {
+            masks: [[[0; 2]; ROWS]; 32],
+        }
+    }
+}
+
+impl<const ROWS: usize> Default for BitPlanes<ROWS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const ROWS: usize> LaneBits for BitPlanes<ROWS> {
+    /// The caller ([`prepare`]) checked `block.height() <= ROWS`.
+    #[inline(always)]
+    fn start(&mut self, block: &Codeblock<'_>, top: u8) {
+        let planes = &mut self.masks[..=top as usize];
+        for y in 0..block.height() {
+            let row = block.row(y);
+            for x in 0..2 {
+                let mut bits = lane_magnitudes(row, x);
+                transpose32(&mut bits);
+                for (plane, &mask) in planes.iter_mut().zip(&bits) {
+                    plane[y][x] = mask;
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn mask(&self, _: &Codeblock<'_>, y: usize, x: usize, j: u8) -> u32 {
+        self.masks[j as usize][y][x]
+    }
 }
 
 /// What both encoders set up before the passes.
@@ -229,7 +337,32 @@ pub fn encode_sequential_observed<const ROWS: usize, O: SymbolObserver>(
     records: Option<&mut [PassRecord]>,
     observer: &mut O,
 ) -> Result<Encoded, EncodeError> {
-    walk::<true, ROWS, O>(block, params, scratch, out, records, observer)
+    walk::<true, ROWS, O, _>(
+        block,
+        params,
+        scratch,
+        &mut FromCoefficients,
+        out,
+        records,
+        observer,
+    )
+}
+
+/// [`encode_sequential_observed`] reading the magnitudes' bits from
+/// `planes`, which it fills first ([`BitPlanes`]): the same stream,
+/// records and observed symbols, for the memory of the planes. Errors as
+/// [`encode_sequential`]; `planes` bounds the height like `scratch`.
+#[inline(always)]
+pub fn encode_sequential_planes<const ROWS: usize, O: SymbolObserver>(
+    block: &Codeblock<'_>,
+    params: &CodingParams<'_>,
+    scratch: &mut Scratch<ROWS>,
+    planes: &mut BitPlanes<ROWS>,
+    out: &mut [u16],
+    records: Option<&mut [PassRecord]>,
+    observer: &mut O,
+) -> Result<Encoded, EncodeError> {
+    walk::<true, ROWS, O, _>(block, params, scratch, planes, out, records, observer)
 }
 
 /// Reports every symbol [`encode_sequential_observed`] would code, in the
@@ -246,15 +379,37 @@ pub fn observe_symbols<const ROWS: usize, O: SymbolObserver>(
     scratch: &mut Scratch<ROWS>,
     observer: &mut O,
 ) -> Result<Encoded, EncodeError> {
-    walk::<false, ROWS, O>(block, params, scratch, &mut [], None, observer)
+    walk::<false, ROWS, O, _>(
+        block,
+        params,
+        scratch,
+        &mut FromCoefficients,
+        &mut [],
+        None,
+        observer,
+    )
+}
+
+/// [`observe_symbols`] reading the magnitudes' bits from `planes`, which
+/// it fills first ([`BitPlanes`]).
+#[inline(always)]
+pub fn observe_symbols_planes<const ROWS: usize, O: SymbolObserver>(
+    block: &Codeblock<'_>,
+    params: &CodingParams<'_>,
+    scratch: &mut Scratch<ROWS>,
+    planes: &mut BitPlanes<ROWS>,
+    observer: &mut O,
+) -> Result<Encoded, EncodeError> {
+    walk::<false, ROWS, O, _>(block, params, scratch, planes, &mut [], None, observer)
 }
 
 /// The passes of the sequential encoder; `CODE` false only observes.
 #[inline(always)]
-fn walk<const CODE: bool, const ROWS: usize, O: SymbolObserver>(
+fn walk<const CODE: bool, const ROWS: usize, O: SymbolObserver, B: LaneBits>(
     block: &Codeblock<'_>,
     params: &CodingParams<'_>,
     scratch: &mut Scratch<ROWS>,
+    bits: &mut B,
     out: &mut [u16],
     mut records: Option<&mut [PassRecord]>,
     observer: &mut O,
@@ -267,9 +422,11 @@ fn walk<const CODE: bool, const ROWS: usize, O: SymbolObserver>(
             passes: 0,
         });
     };
-    let mut enc = Sequential::<O, ROWS, CODE> {
+    bits.start(block, top);
+    let mut enc = Sequential::<O, B, ROWS, CODE> {
         block,
         scratch,
+        bits,
         coders: LaneEncoders::new(),
         out,
         observer,
@@ -307,9 +464,10 @@ fn walk<const CODE: bool, const ROWS: usize, O: SymbolObserver>(
 /// `CODE`: code the symbols (the encoder) or only report them (the
 /// observer walk); a constant, so the observer walk compiles without the
 /// coder.
-struct Sequential<'a, 'b, O, const ROWS: usize, const CODE: bool> {
+struct Sequential<'a, 'b, O, B, const ROWS: usize, const CODE: bool> {
     block: &'a Codeblock<'b>,
     scratch: &'a mut Scratch<ROWS>,
+    bits: &'a B,
     coders: LaneEncoders,
     out: &'a mut [u16],
     observer: &'a mut O,
@@ -317,7 +475,9 @@ struct Sequential<'a, 'b, O, const ROWS: usize, const CODE: bool> {
     three_pass: bool,
 }
 
-impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, O, ROWS, CODE> {
+impl<O: SymbolObserver, B: LaneBits, const ROWS: usize, const CODE: bool>
+    Sequential<'_, '_, O, B, ROWS, CODE>
+{
     /// Codes `symbol` on lane `t` with probability `p` (nothing when only
     /// observing).
     #[inline]
@@ -358,18 +518,18 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
     }
 
     /// Phase A of a step: codes the significance of the lanes in
-    /// `candidates` with the probabilities `table` gives their contexts;
-    /// returns the lanes that became significant.
+    /// `candidates` (`ones`: the lanes whose magnitude has the bitplane's
+    /// bit) with the probabilities `table` gives their contexts; returns
+    /// the lanes that became significant.
     #[inline(always)]
     fn significance_phase(
         &mut self,
-        mags: &[u32; LANES],
-        j: u8,
+        ones: u32,
         candidates: u32,
         around: &CountPlanes,
         table: &[u8; 9],
     ) -> Result<u32, EncodeError> {
-        let newly = bitplane_mask(mags, j) & candidates;
+        let newly = ones & candidates;
         if !CODE {
             return Ok(newly);
         }
@@ -437,10 +597,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                     self.code(t, symbol, table[k as usize])?;
                 }
             } else {
-                let mut probs = [0u8; LANES];
-                for t in lanes(newly) {
-                    probs[t] = table[around.context(t).0 as usize];
-                }
+                let probs = SignNeighbours::probabilities(&by_context, table);
                 let symbols = (negative ^ predicted_negative) & newly;
                 self.coders.code_phase(newly, symbols, &probs, self.out)?;
             }
@@ -453,7 +610,6 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         let h = self.block.height();
         let mut decrease = 0i128;
         for y in 0..h {
-            let row = self.block.row(y);
             for x in 0..2 {
                 let candidates = self.present[x] & !self.scratch.sig[y][x];
                 if candidates == 0 {
@@ -474,8 +630,8 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 if candidates == 0 {
                     continue;
                 }
-                let mags = lane_magnitudes(row, x);
-                let newly = self.significance_phase(&mags, j, candidates, &around, &plane.sig)?;
+                let ones = self.bits.mask(self.block, y, x, j);
+                let newly = self.significance_phase(ones, candidates, &around, &plane.sig)?;
                 self.observer.phase(
                     SymbolClass::Significance,
                     j,
@@ -484,6 +640,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 );
                 if newly != 0 {
                     if CODE && O::DISTORTION {
+                        let mags = lane_magnitudes(self.block.row(y), x);
                         decrease += Self::significance_decreases(&mags, newly, j);
                     }
                     self.scratch.sig[y][x] |= newly;
@@ -498,14 +655,15 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
     fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> Result<i128, EncodeError> {
         let mut decrease = 0i128;
         for y in 0..self.block.height() {
-            let row = self.block.row(y);
             for x in 0..2 {
                 let refining = self.scratch.refine[y][x];
                 if refining != 0 {
-                    let mags = lane_magnitudes(row, x);
-                    let ones = bitplane_mask(&mags, j) & refining;
+                    let ones = self.bits.mask(self.block, y, x, j) & refining;
                     if CODE {
+                        // The magnitudes only where decreases are wanted.
+                        let mags = || lane_magnitudes(self.block.row(y), x);
                         if O::TRACE {
+                            let mags = mags();
                             // Lane by lane: each slot opening and each
                             // decrease in canonical order.
                             for t in lanes(refining) {
@@ -523,7 +681,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                             self.coders.code_phase(refining, ones, &probs, self.out)?;
                         }
                         if O::DISTORTION {
-                            decrease += Self::refinement_decreases(&mags, refining, j);
+                            decrease += Self::refinement_decreases(&mags(), refining, j);
                         }
                     }
                     self.observer
@@ -541,7 +699,6 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
         let h = self.block.height();
         let mut decrease = 0i128;
         for y in 0..h {
-            let row = self.block.row(y);
             for x in 0..2 {
                 let candidates = self.scratch.pending[y][x];
                 if candidates == 0 {
@@ -549,9 +706,8 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 }
                 self.scratch.pending[y][x] = 0;
                 let around = Neighbours::of(&self.scratch.sig[..h], h, y, x).count_planes();
-                let mags = lane_magnitudes(row, x);
-                let newly =
-                    self.significance_phase(&mags, j, candidates, &around, &plane.cp_sig)?;
+                let ones = self.bits.mask(self.block, y, x, j);
+                let newly = self.significance_phase(ones, candidates, &around, &plane.cp_sig)?;
                 self.observer.phase(
                     SymbolClass::CleanupSignificance,
                     j,
@@ -560,6 +716,7 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
                 );
                 if newly != 0 {
                     if CODE && O::DISTORTION {
+                        let mags = lane_magnitudes(self.block.row(y), x);
                         decrease += Self::significance_decreases(&mags, newly, j);
                     }
                     self.scratch.sig[y][x] |= newly;
@@ -569,5 +726,22 @@ impl<O: SymbolObserver, const ROWS: usize, const CODE: bool> Sequential<'_, '_, 
             }
         }
         Ok(decrease)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The transpose gives every bitplane's mask of the lane magnitudes.
+        #[test]
+        fn transpose_gives_every_bitplane_mask(mags in proptest::prelude::any::<[u32; LANES]>()) {
+            let mut planes = mags;
+            transpose32(&mut planes);
+            for j in 0..32u8 {
+                proptest::prop_assert_eq!(planes[j as usize], bitplane_mask(&mags, j), "bitplane {}", j);
+            }
+        }
     }
 }

@@ -372,6 +372,78 @@ proptest! {
         prop_assert_eq!(&records[..enc.passes], &want[..]);
     }
 
+    /// Reading the magnitudes' bits from [`BitPlanes`] codes the same
+    /// stream, records, symbols, slots and decreases as reading the
+    /// coefficients, for every kind of observer; the planes are reused
+    /// from another codeblock (stale masks above its top bitplane).
+    #[test]
+    fn bit_planes_code_the_same_stream(seed in any::<u64>(), other in any::<u64>()) {
+        let c = case(seed, 24);
+        let s = encode_case(&c);
+        let block = Codeblock::new(&c.data, c.stride, c.width, c.height).unwrap();
+        let params = CodingParams::new(&c.tables, c.group);
+        let mut scratch = Scratch::<256>::new();
+        let mut planes = std::boxed::Box::new(BitPlanes::<256>::new());
+        let o = case(other, 24);
+        let other_block = Codeblock::new(&o.data, o.stride, o.width, o.height).unwrap();
+        let mut other_words = std::vec![0u16; max_codewords_any(o.width, o.height)];
+        encode_sequential_planes(
+            &other_block, &CodingParams::new(&o.tables, o.group), &mut scratch, &mut planes,
+            &mut other_words, None, &mut (),
+        ).unwrap();
+
+        let mut words = std::vec![0u16; s.words.len()];
+        let mut records = [PassRecord::EMPTY; MAX_PASSES];
+        let mut log = SymbolLog::default();
+        let enc = encode_sequential_planes(
+            &block, &params, &mut scratch, &mut planes, &mut words, Some(&mut records), &mut log,
+        ).unwrap();
+        prop_assert_eq!(enc, s.enc);
+        prop_assert_eq!(&words, &s.words);
+        prop_assert_eq!(&records[..enc.passes], &s.records[..]);
+        let mut want_log = SymbolLog::default();
+        let mut again = std::vec![0u16; s.words.len()];
+        encode_sequential_observed(&block, &params, &mut scratch, &mut again, None, &mut want_log).unwrap();
+        prop_assert_eq!(&log.0, &want_log.0);
+
+        // Tracing, with and without the decreases.
+        let mut want_trace = SlotTrace::default();
+        encode_sequential_observed(&block, &params, &mut scratch, &mut again, None, &mut want_trace).unwrap();
+        let mut trace = SlotTrace::default();
+        let mut words = std::vec![0u16; s.words.len()];
+        encode_sequential_planes(&block, &params, &mut scratch, &mut planes, &mut words, Some(&mut records), &mut trace).unwrap();
+        prop_assert_eq!(&words, &s.words);
+        prop_assert_eq!(&records[..enc.passes], &s.records[..]);
+        prop_assert_eq!(&trace.before_slot, &want_trace.before_slot);
+        prop_assert_eq!(trace.decreased, want_trace.decreased);
+        let mut slots = SlotsOnly::default();
+        let mut words = std::vec![0u16; s.words.len()];
+        encode_sequential_planes(&block, &params, &mut scratch, &mut planes, &mut words, None, &mut slots).unwrap();
+        prop_assert_eq!(&words, &s.words);
+        prop_assert_eq!(slots.0 as usize, s.words.len());
+
+        // Without distortion, phase by phase.
+        let mut words = std::vec![0u16; s.words.len()];
+        let enc = encode_sequential_planes(
+            &block, &params, &mut scratch, &mut planes, &mut words, Some(&mut records), &mut WithoutDistortion,
+        ).unwrap();
+        prop_assert_eq!(enc, s.enc);
+        prop_assert_eq!(&words, &s.words);
+        for (r, want) in records[..enc.passes].iter().zip(&s.records) {
+            prop_assert_eq!(*r, PassRecord { distortion_decrease: 0, ..*want });
+        }
+
+        // The observer walk, symbol by symbol and counted by phase.
+        let mut seen = SymbolLog::default();
+        let walked = observe_symbols_planes(&block, &params, &mut scratch, &mut planes, &mut seen).unwrap();
+        prop_assert_eq!(&seen.0, &want_log.0);
+        prop_assert_eq!(walked.top_bitplane, s.enc.top_bitplane);
+        let (mut counted, mut want_counts) = (PhaseCounts::default(), PhaseCounts::default());
+        observe_symbols_planes(&block, &params, &mut scratch, &mut planes, &mut counted).unwrap();
+        observe_symbols(&block, &params, &mut scratch, &mut want_counts).unwrap();
+        prop_assert_eq!(counted.0, want_counts.0);
+    }
+
     #[test]
     fn round_trip_and_pass_boundary_truncation(seed in any::<u64>()) {
         let c = case(seed, 12);

@@ -4,8 +4,8 @@
 
 use rayon::prelude::*;
 use wavelane_core::bpc::{
-    self, codeword_bound, nonzero_count, symbol_count, CodingParams, DecodeLimits, Decoded,
-    PassRecord, ProbabilityTables, Scratch, MAX_HEIGHT, MAX_PASSES,
+    self, codeword_bound, nonzero_count, symbol_count, BitPlanes, CodingParams, DecodeLimits,
+    Decoded, PassRecord, ProbabilityTables, Scratch, MAX_HEIGHT, MAX_PASSES,
 };
 
 use super::{BpcError, CodeblockBatch, EncodedBatch};
@@ -30,6 +30,8 @@ fn scratch() -> BigScratch {
 #[derive(Default)]
 struct EncodeScratch {
     state: BigScratch,
+    /// The codeblock's bit planes, for the encoder without distortion.
+    planes: Box<BitPlanes<MAX_HEIGHT>>,
     /// Codeword buffer, grown to the largest bound seen.
     words: Vec<u16>,
 }
@@ -96,9 +98,8 @@ impl bpc::SymbolObserver for CutTrace {
 
 crate::fastest! {
     /// [`bpc::encode_sequential_observed`], compiled for the CPU: with `()`
-    /// the plain encoder, with [`bpc::WithoutDistortion`] the one that
-    /// leaves the decreases out, with a [`CutTrace`] the tracing one (which
-    /// codes lane by lane; same bytes in every case).
+    /// the plain encoder, with a [`CutTrace`] the tracing one (which codes
+    /// lane by lane; same bytes).
     fn encode_observed<O: bpc::SymbolObserver>(
         block: &bpc::Codeblock<'_>,
         params: &CodingParams<'_>,
@@ -108,6 +109,31 @@ crate::fastest! {
         observer: &mut O,
     ) -> Result<bpc::Encoded, bpc::EncodeError> {
         bpc::encode_sequential_observed(block, params, scratch, words, records, observer)
+    }
+}
+
+crate::fastest! {
+    /// [`bpc::encode_sequential_planes`] without the distortion
+    /// decreases, compiled for the CPU. Without the decreases the walk
+    /// needs only the magnitudes' bits, which the planes give at one
+    /// transpose per step instead of a mask per pass.
+    fn encode_pass_ends(
+        block: &bpc::Codeblock<'_>,
+        params: &CodingParams<'_>,
+        scratch: &mut Scratch<MAX_HEIGHT>,
+        planes: &mut BitPlanes<MAX_HEIGHT>,
+        words: &mut [u16],
+        records: Option<&mut [PassRecord]>,
+    ) -> Result<bpc::Encoded, bpc::EncodeError> {
+        bpc::encode_sequential_planes(
+            block,
+            params,
+            scratch,
+            planes,
+            words,
+            records,
+            &mut bpc::WithoutDistortion,
+        )
     }
 }
 
@@ -135,16 +161,13 @@ fn encode_one(
     let mut records = [PassRecord::EMPTY; MAX_PASSES];
     let recs = with_records.then_some(&mut records[..]);
     let params = CodingParams::new(tables, batch.blocks[i].group);
-    let state = &mut scratch.state;
+    let (state, planes) = (&mut scratch.state, &mut scratch.planes);
     let mut trace = CutTrace::default();
     let enc = match (form, detail) {
         // Only the sequential form reports the symbols' order.
         (_, Detail::Cuts) => encode_observed(&block, &params, state, words, recs, &mut trace),
         // Only the sequential form leaves the decreases out.
-        (_, Detail::PassEnds) => {
-            let mut plain = bpc::WithoutDistortion;
-            encode_observed(&block, &params, state, words, recs, &mut plain)
-        }
+        (_, Detail::PassEnds) => encode_pass_ends(&block, &params, state, planes, words, recs),
         (CoreForm::Sequential, _) => encode_observed(&block, &params, state, words, recs, &mut ()),
         (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }

@@ -10,11 +10,13 @@
 //! Probabilities are clamped to 1..=127: 0 would let one symbol exhaust a
 //! codeword and 128 is not representable. Cells never seen stay at 64.
 
+use std::sync::Mutex;
+
 use image::DynamicImage;
 use rayon::prelude::*;
 use wavelane_core::bpc::{
-    self, CodingParams, GroupTables, Mode, PassKind, ProbabilityTables, Scratch, SymbolClass,
-    SymbolObserver, GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
+    self, BitPlanes, CodingParams, GroupTables, Mode, PassKind, ProbabilityTables, Scratch,
+    SymbolClass, SymbolObserver, GROUPS, MAX_HEIGHT, TABLE_BITPLANES,
 };
 use wavelane_core::dwt::{self, Cdf53, Fixed97, ImageLayout};
 
@@ -140,17 +142,39 @@ impl SymbolObserver for Observer<'_> {
 }
 
 crate::fastest! {
-    /// [`bpc::observe_symbols`] into `observer`, compiled for the CPU: the
-    /// counts are popcounts of lane masks, which want its popcount
-    /// instruction.
+    /// [`bpc::observe_symbols_planes`] into `observer`, compiled for the
+    /// CPU: the counts are popcounts of lane masks, which want its
+    /// popcount instruction.
     fn count_block(
         block: &bpc::Codeblock<'_>,
         params: &CodingParams<'_>,
-        scratch: &mut Scratch<MAX_HEIGHT>,
+        scratch: &mut WalkScratch,
         observer: &mut Observer<'_>,
     ) -> Result<bpc::Encoded, bpc::EncodeError> {
-        bpc::observe_symbols(block, params, scratch, observer)
+        bpc::observe_symbols_planes(block, params, &mut scratch.state, &mut scratch.planes, observer)
     }
+}
+
+/// What the counting walk reuses from one codeblock to the next: the
+/// coding state and the codeblock's bit planes (72 KiB).
+#[derive(Default)]
+pub(crate) struct WalkScratch {
+    state: Scratch<MAX_HEIGHT>,
+    planes: BitPlanes<MAX_HEIGHT>,
+}
+
+impl WalkScratch {
+    pub(crate) fn boxed() -> Box<Self> {
+        Box::default()
+    }
+}
+
+/// Codeblocks per rayon leaf when counting (see [`Trainer::add_batch_selected`]).
+const FIT_LEAF_BLOCKS: usize = 4;
+
+thread_local! {
+    /// Each thread's [`WalkScratch`], kept from one batch to the next.
+    static WALK_SCRATCH: std::cell::RefCell<Box<WalkScratch>> = std::cell::RefCell::new(WalkScratch::boxed());
 }
 
 impl Trainer {
@@ -190,7 +214,8 @@ impl Trainer {
         self.mode
     }
 
-    fn merge(mut self, other: Trainer) -> Trainer {
+    /// Adds `other`'s counts to these.
+    fn add(&mut self, other: &Trainer) {
         for (a, b) in self
             .cells
             .iter_mut()
@@ -202,7 +227,6 @@ impl Trainer {
             a.0 += b.0;
             a.1 += b.1;
         }
-        self
     }
 
     /// Counts the symbols of every codeblock of `batch` (on all cores).
@@ -246,40 +270,49 @@ impl Trainer {
         }
         let mode = self.mode;
         let uniform = ProbabilityTables::uniform(mode);
-        let partial = (0..batch.len())
+        // One trainer (about 170 KB, zeroed and merged) per pool thread
+        // that counts, made when it first does, rather than one per rayon
+        // split: the leaves can then be a few blocks each, which keeps
+        // both threads busy to the end (a block's cost varies tenfold with
+        // its subband), and a thread only locks its own trainer.
+        let threads = rayon::current_num_threads();
+        let per_thread: Vec<Mutex<Option<Trainer>>> =
+            (0..threads).map(|_| Mutex::new(None)).collect();
+        (0..batch.len())
             .into_par_iter()
-            // Every split of the work zeroes and later merges a trainer
-            // (about 170 KB): split into a few runs per thread, not per block.
-            .with_min_len(batch.len().div_ceil(4 * rayon::current_num_threads()))
+            .with_max_len(FIT_LEAF_BLOCKS)
             .filter(|&i| which[i] != BlockSymbols::None)
-            .try_fold(
-                || (Trainer::new(mode), Box::new(Scratch::<MAX_HEIGHT>::new())),
-                |(mut t, mut scratch), i| {
-                    let block = batch.block(i)?;
-                    let group = batch.blocks[i].group;
-                    let params = CodingParams::new(&uniform, group);
-                    let mut observer = Observer {
-                        cells: &mut t.cells,
-                        group,
-                        last: match which[i] {
-                            BlockSymbols::Through { kind, bitplane } => {
-                                Some((bitplane, pass_order(kind)))
-                            }
-                            _ => None,
-                        },
-                    };
-                    // Counting needs the symbols, not their coding; the
-                    // counts are popcounts of lane masks, which want the
-                    // CPU's popcount instruction.
-                    count_block(&block, &params, &mut scratch, &mut observer)
-                        .map_err(|source| BpcError::Encode { block: i, source })?;
-                    Ok::<_, BpcError>((t, scratch))
-                },
-            )
-            .map(|r| r.map(|(t, _)| t))
-            .try_reduce(|| Trainer::new(mode), |a, b| Ok(a.merge(b)))?;
-        let this = std::mem::replace(self, Trainer::new(mode));
-        *self = this.merge(partial);
+            .try_for_each(|i| {
+                let block = batch.block(i)?;
+                let group = batch.blocks[i].group;
+                let params = CodingParams::new(&uniform, group);
+                let slot = rayon::current_thread_index().unwrap_or(0) % threads;
+                let mut trainer = per_thread[slot].lock().unwrap_or_else(|e| e.into_inner());
+                let t = trainer.get_or_insert_with(|| Trainer::new(mode));
+                let mut observer = Observer {
+                    cells: &mut t.cells,
+                    group,
+                    last: match which[i] {
+                        BlockSymbols::Through { kind, bitplane } => {
+                            Some((bitplane, pass_order(kind)))
+                        }
+                        _ => None,
+                    },
+                };
+                // Counting needs the symbols, not their coding; the
+                // counts are popcounts of lane masks, which want the
+                // CPU's popcount instruction.
+                WALK_SCRATCH.with_borrow_mut(|scratch| {
+                    count_block(&block, &params, scratch, &mut observer)
+                        .map_err(|source| BpcError::Encode { block: i, source })
+                })?;
+                Ok::<_, BpcError>(())
+            })?;
+        for t in per_thread {
+            if let Some(t) = t.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                self.add(&t);
+            }
+        }
         Ok(())
     }
 
@@ -593,13 +626,13 @@ mod tests {
             let params = CodingParams::new(&tables, group);
             let block = bpc::Codeblock::new(&data, width, width, height).unwrap();
             let last = last.map(|(k, j)| (j, k));
-            let mut scratch = Box::new(Scratch::<MAX_HEIGHT>::new());
+            let mut scratch = WalkScratch::boxed();
             let mut fast = Trainer::new(mode);
             let mut observer = Observer { cells: &mut fast.cells, group, last };
             count_block(&block, &params, &mut scratch, &mut observer).unwrap();
             let mut slow = Trainer::new(mode);
             let mut observer = Observer { cells: &mut slow.cells, group, last };
-            bpc::observe_symbols(&block, &params, &mut scratch, &mut PerSymbol(&mut observer))
+            bpc::observe_symbols(&block, &params, &mut scratch.state, &mut PerSymbol(&mut observer))
                 .unwrap();
             proptest::prop_assert!(fast.cells == slow.cells, "counts differ, last {:?}", last);
             // The cut-off counts a prefix of the symbols.
