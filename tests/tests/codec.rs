@@ -426,3 +426,37 @@ fn gpu_encodes_and_decodes_the_same_bytes_as_the_cpu() {
         assert_eq!(c, g, "decode, --reduce {reduce}");
     }
 }
+
+/// `encode_owned` reuses the image's planes for the transform: the file must
+/// be `encode`'s, for every component count, bit depth, signedness and
+/// target (a PSNR target keeps the image to measure against).
+#[test]
+fn encode_owned_writes_the_same_file_as_encode() {
+    for_random_cases("encode_owned", 12, |rng| {
+        let comps = [1, 3, 4][rng.random_range(0..3)];
+        let bits = rng.random_range(1..=16u8);
+        let (w, h) = (rng.random_range(1..=70), rng.random_range(1..=70));
+        let mut image = random_image(rng, w, h, comps, bits);
+        if rng.random_range(0..2) == 1 {
+            let half = 1i32 << (bits - 1);
+            image.planes.iter_mut().flatten().for_each(|v| *v -= half);
+            image.signed = true;
+        }
+        let options = match rng.random_range(0..3) {
+            0 => EncodeOptions::lossless(),
+            1 => EncodeOptions::bpp(1.0),
+            _ => EncodeOptions {
+                target: RateTarget::Psnr(30.0),
+                ..EncodeOptions::lossless()
+            },
+        };
+        let borrowed = codec::encode(&image, &options, &Backend::Cpu)
+            .unwrap()
+            .bytes;
+        let owned = codec::encode_owned(image, &options, &Backend::Cpu)
+            .unwrap()
+            .bytes;
+        let what = format!("{w}x{h}x{comps} {bits}-bit {:?}", options.target);
+        assert_same(&what, &borrowed, &owned);
+    });
+}

@@ -192,16 +192,23 @@ pub fn run(args: EncodeArgs) -> CliResult {
         // started from a pool thread, each is a push onto its queue, where
         // from this thread each would be a hand-over to the pool and a
         // sleep and wake-up of this thread.
-        let (encoded, ()) = rayon::join(|| codec::encode(&image, &options, &backend), || ());
+        let (width, height, components, bit_depth, samples) = (
+            image.width,
+            image.height,
+            image.components(),
+            image.bit_depth,
+            image.samples() as f64,
+        );
+        // The image is not needed afterwards: the encoder reuses its planes.
+        let (encoded, ()) = rayon::join(|| codec::encode_owned(image, &options, &backend), || ());
         let encoded = encoded.map_err(|e| format!("{}: {e}", input.display()))?;
         let out = output_path(&args.output, input, many, "wl");
         std::fs::write(&out, &encoded.bytes).map_err(|e| format!("{}: {e}", out.display()))?;
         let r = &encoded.report;
-        let samples = image.samples() as f64;
         if args.json {
             reports.push(serde_json::json!({
-                "input": input, "output": out, "width": image.width, "height": image.height,
-                "components": image.components(), "bit_depth": image.bit_depth,
+                "input": input, "output": out, "width": width, "height": height,
+                "components": components, "bit_depth": bit_depth,
                 "target": options.target, "report": r,
                 "megasamples_per_second": samples / r.seconds.total / 1e6,
             }));
@@ -216,10 +223,10 @@ pub fn run(args: EncodeArgs) -> CliResult {
                     "{} -> {}: {}x{}x{} {}-bit, {} bytes ({:.4} bpp){quality}, {:.3} s ({:.1} MS/s) on {}",
                     input.display(),
                     out.display(),
-                    image.width,
-                    image.height,
-                    image.components(),
-                    image.bit_depth,
+                    width,
+                    height,
+                    components,
+                    bit_depth,
                     r.bytes,
                     r.bpp,
                     r.seconds.total,

@@ -112,12 +112,22 @@ pub fn component_weights(transform: ColourTransform) -> [f64; 4] {
 }
 
 /// Samples to transform input: level shift (unsigned samples become
-/// centred on 0), then `fraction_bits` fractional bits, in place.
-pub fn shift_in(plane: &mut [i32], bit_depth: u8, signed: bool, fraction_bits: u8) {
+/// centred on 0), then `fraction_bits` fractional bits.
+fn level_shift(
+    bit_depth: u8,
+    signed: bool,
+    fraction_bits: u8,
+) -> impl Fn(i32) -> i32 + Copy + Sync {
     let offset = if signed { 0 } else { 1i32 << (bit_depth - 1) };
+    move |v| (v - offset) << fraction_bits
+}
+
+/// [`level_shift`] of every sample of `plane`, in place.
+pub fn shift_in(plane: &mut [i32], bit_depth: u8, signed: bool, fraction_bits: u8) {
+    let shift = level_shift(bit_depth, signed, fraction_bits);
     plane.par_chunks_mut(CHUNK).for_each(|chunk| {
         for v in chunk {
-            *v = (*v - offset) << fraction_bits;
+            *v = shift(*v);
         }
     });
 }
@@ -132,14 +142,28 @@ pub fn shifted_into(
     signed: bool,
     fraction_bits: u8,
 ) {
-    let offset = if signed { 0 } else { 1i32 << (bit_depth - 1) };
+    let shift = level_shift(bit_depth, signed, fraction_bits);
     out.par_chunks_mut(CHUNK)
         .zip(plane.par_chunks(CHUNK))
         .for_each(|(dst, src)| {
             for (d, v) in dst.iter_mut().zip(src) {
-                *d = (v - offset) << fraction_bits;
+                *d = shift(*v);
             }
         });
+}
+
+/// [`shift_in`] of `plane` appended to `out`: written in parallel straight
+/// into `out`'s spare capacity, so its pages are written once rather than
+/// zeroed first.
+pub fn extend_shifted(
+    out: &mut Vec<i32>,
+    plane: &[i32],
+    bit_depth: u8,
+    signed: bool,
+    fraction_bits: u8,
+) {
+    let shift = level_shift(bit_depth, signed, fraction_bits);
+    out.par_extend(plane.par_iter().with_min_len(CHUNK).map(|&v| shift(v)));
 }
 
 /// Inverse of [`shift_in`]: rounds the fractional bits away, undoes the

@@ -1,5 +1,6 @@
 //! The encoder pipeline (docs/codec.md, "Encoder").
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
@@ -384,8 +385,37 @@ struct Front {
     noise: f64,
 }
 
+/// The level-shifted samples of every plane in one allocation, laid out as
+/// the index array. An owned image gives its first plane's allocation,
+/// shifted in place and grown by the others, instead of a fresh copy of
+/// every plane: the fresh pages of that copy were a third of a small
+/// image's page faults (docs/benchmarks.md, session 7).
+fn shifted_samples(image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
+    let (len, comps) = (image.width * image.height, image.components());
+    let (depth, signed, fraction) = (header.bit_depth, header.signed, header.fraction_bits);
+    match image {
+        Cow::Owned(Image { planes, .. }) => {
+            let mut planes = planes.into_iter();
+            let mut data = planes.next().unwrap_or_default();
+            colour::shift_in(&mut data, depth, signed, fraction);
+            data.reserve_exact(len * (comps - 1));
+            for plane in planes {
+                colour::extend_shifted(&mut data, &plane, depth, signed, fraction);
+            }
+            Planes::new(data, len)
+        }
+        Cow::Borrowed(image) => {
+            let mut samples = Planes::new(vec![0i32; len * comps], len);
+            for (dst, src) in samples.planes_mut().zip(&image.planes) {
+                colour::shifted_into(src, dst, depth, signed, fraction);
+            }
+            samples
+        }
+    }
+}
+
 fn front(
-    image: &Image,
+    image: Cow<'_, Image>,
     options: &EncodeOptions,
     backend: &Backend,
     seconds: &mut StageTimes,
@@ -394,16 +424,11 @@ fn front(
     let Plan {
         mut header,
         lossless,
-    } = plan(image, options)?;
+    } = plan(&image, options)?;
     let (w, h, comps) = (image.width, image.height, image.components());
     let levels = header.levels as u32;
     let t = Instant::now();
-    // One allocation for every plane, laid out as the index array.
-    let mut samples = Planes::new(vec![0i32; w * h * comps], w * h);
-    for (dst, src) in samples.planes_mut().zip(&image.planes) {
-        let (depth, signed) = (header.bit_depth, header.signed);
-        colour::shifted_into(src, dst, depth, signed, header.fraction_bits);
-    }
+    let mut samples = shifted_samples(image, &header);
     colour::forward(header.colour, &mut samples.planes_mut().collect::<Vec<_>>());
     let coefficients = transform::forward(samples, header.wavelet, w, h, levels, backend)?;
     seconds.transform = t.elapsed().as_secs_f64();
@@ -414,7 +439,7 @@ fn front(
     let batch = entropy::batch(&header, &blocks, indices);
     let sample = match options.tables {
         TableChoice::Trained => Some(1),
-        TableChoice::Default if lossless => Some(tables::lossless_fit_sample(image.samples())),
+        TableChoice::Default if lossless => Some(tables::lossless_fit_sample(w * h * comps)),
         _ => None,
     };
     if let Some(every) = sample {
@@ -464,7 +489,13 @@ pub(crate) fn codeblock_batch(
         table_row_offset: None,
         ..options.clone()
     };
-    Ok(front(image, &options, &Backend::Cpu, &mut StageTimes::default())?.batch)
+    Ok(front(
+        Cow::Borrowed(image),
+        &options,
+        &Backend::Cpu,
+        &mut StageTimes::default(),
+    )?
+    .batch)
 }
 
 /// Encodes `image`.
@@ -473,9 +504,37 @@ pub fn encode(
     options: &EncodeOptions,
     backend: &Backend,
 ) -> Result<Encoded, CodecError> {
+    encode_image(Cow::Borrowed(image), options, backend)
+}
+
+/// [`encode`] of an image the caller has no further use for: its planes
+/// become the transform's input instead of being copied (the same file).
+pub fn encode_owned(
+    image: Image,
+    options: &EncodeOptions,
+    backend: &Backend,
+) -> Result<Encoded, CodecError> {
+    encode_image(Cow::Owned(image), options, backend)
+}
+
+fn encode_image(
+    image: Cow<'_, Image>,
+    options: &EncodeOptions,
+    backend: &Backend,
+) -> Result<Encoded, CodecError> {
     let start = Instant::now();
     let mut seconds = StageTimes::default();
     let t = Instant::now();
+    let (w, h, samples) = (image.width, image.height, image.samples() as f64);
+    // A PSNR target compares decoded candidates with the image, so it
+    // outlives the front end; other targets let it have the image.
+    let (front, image) = match options.target {
+        RateTarget::Psnr(_) => (
+            front(Cow::Borrowed(&*image), options, backend, &mut seconds)?,
+            Some(image),
+        ),
+        _ => (front(image, options, backend, &mut seconds)?, None),
+    };
     let Front {
         header,
         lossless,
@@ -483,14 +542,13 @@ pub fn encode(
         mut batch,
         coefficients,
         noise,
-    } = front(image, options, backend, &mut seconds)?;
-    let (w, h) = (image.width, image.height);
+    } = front;
     let shifts = if header.block_shifts {
         let peak = ((1u64 << header.bit_depth) - 1) as f64;
         let target = match options.target {
             RateTarget::Bpp(bpp) => LayerTarget::Bytes((bpp * (w * h) as f64 / 8.0) as u64),
             RateTarget::Psnr(p) => {
-                let wanted = peak * peak * image.samples() as f64 / 10f64.powf(p / 10.0);
+                let wanted = peak * peak * samples / 10f64.powf(p / 10.0);
                 LayerTarget::Distortion((wanted - noise).max(0.0))
             }
             RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
@@ -541,7 +599,7 @@ pub fn encode(
         // Fit the preset to the symbols the file will code (the passes the
         // allocation keeps), recode, and keep the result if rate control
         // predicts a better file with it (docs/benchmarks.md, 2026-11-24).
-        let first = first_allocation(&header, &coded, &points, options.target, image)?;
+        let first = first_allocation(&header, &coded, &points, options.target)?;
         if let Some(tables) = truncation_fit(&header, &batch, &coded.records, &first, options)? {
             let fitted = Header {
                 tables,
@@ -549,8 +607,7 @@ pub fn encode(
             };
             let recoded = entropy::encode(&fitted, &mut batch, &shifts, needs, backend)?;
             let recoded_points = rate_points(&fitted, &blocks, &recoded, &shifts, real.as_deref());
-            let second =
-                first_allocation(&fitted, &recoded, &recoded_points, options.target, image)?;
+            let second = first_allocation(&fitted, &recoded, &recoded_points, options.target)?;
             if improves(&first, &second, options.target) {
                 header = fitted;
                 coded = recoded;
@@ -575,7 +632,6 @@ pub fn encode(
     let noise = if real.is_some() { noise_real } else { noise };
     let total = if real.is_some() { total - noise } else { total };
     let model = size_model(&header, &index)?;
-    let samples = image.samples() as f64;
     let peak = ((1u64 << header.bit_depth) - 1) as f64;
     let to_psnr = |d: f64| 10.0 * (peak * peak * samples / d.max(f64::MIN_POSITIVE)).log10();
     let layers = header.layers as usize;
@@ -641,6 +697,7 @@ pub fn encode(
                 );
                 let bytes = write(&alloc, &mut index)?;
                 let decoded = decode(&bytes, &DecodeOptions::default(), backend)?.image;
+                let image = image.as_deref().expect("a PSNR target keeps the image");
                 let measured = super::psnr(image, &decoded).unwrap_or(0.0);
                 let better = match &best {
                     None => true,

@@ -49,7 +49,7 @@ mod transform;
 
 pub use decode::{decode, DecodeOptions, DecodeReport, Decoded};
 pub use encode::{
-    encode, EncodeOptions, EncodeReport, Encoded, RateTarget, TableChoice,
+    encode, encode_owned, EncodeOptions, EncodeReport, Encoded, RateTarget, TableChoice,
     LOSSLESS_CODEBLOCK_HEIGHT, LOSSY_CODEBLOCK_HEIGHT,
 };
 pub use format::{ColourTransform, FormatError};

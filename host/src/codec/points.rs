@@ -11,7 +11,7 @@ use super::header::{Header, Tables};
 use super::index::BlockIndex;
 use super::rate::{allocate, Allocation, BlockPasses, LayerTarget, SizeModel};
 use super::tables;
-use super::{CodecError, Image};
+use super::CodecError;
 use crate::bpc::CodeblockBatch;
 
 /// Every block's rate-distortion points, and the distortion totals.
@@ -137,8 +137,8 @@ pub(super) fn first_allocation(
     coded: &entropy::Coded,
     points: &RatePoints,
     target: RateTarget,
-    image: &Image,
 ) -> Result<Allocation, CodecError> {
+    let pixels = header.width as usize * header.height as usize;
     let mut index = BlockIndex::new(coded.encoded.tops.len(), 1);
     index.tops.clone_from(&coded.encoded.tops);
     let model = SizeModel {
@@ -147,11 +147,10 @@ pub(super) fn first_allocation(
     };
     let peak = ((1u64 << header.bit_depth) - 1) as f64;
     let layer = match target {
-        RateTarget::Bpp(bpp) => {
-            LayerTarget::Bytes((bpp * (image.width * image.height) as f64 / 8.0).floor() as u64)
-        }
+        RateTarget::Bpp(bpp) => LayerTarget::Bytes((bpp * pixels as f64 / 8.0).floor() as u64),
         RateTarget::Psnr(p) => {
-            let wanted = peak * peak * image.samples() as f64 / 10f64.powf(p / 10.0);
+            let samples = pixels * header.components as usize;
+            let wanted = peak * peak * samples as f64 / 10f64.powf(p / 10.0);
             LayerTarget::Distortion((wanted - points.noise).max(0.0))
         }
         RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
