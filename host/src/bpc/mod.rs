@@ -122,6 +122,24 @@ impl CodeblockBatch {
         }
     }
 
+    /// One codeblock of `width`-sample rows stored densely (offset 0,
+    /// stride `width`), as many rows as `coefficients` holds: the batch the
+    /// unit tests of the trainer and the table fit code.
+    #[cfg(test)]
+    pub(crate) fn one(coefficients: Vec<i32>, width: usize, group: usize) -> Self {
+        let height = coefficients.len() / width;
+        CodeblockBatch {
+            coefficients,
+            blocks: vec![BlockDesc {
+                offset: 0,
+                stride: width,
+                width,
+                height,
+                group,
+            }],
+        }
+    }
+
     /// Number of codeblocks.
     pub fn len(&self) -> usize {
         self.blocks.len()

@@ -502,16 +502,7 @@ mod tests {
     /// significance 1 at bitplane 0, context 0, and a sign 0 in sign context 0.
     #[test]
     fn a_single_coefficient_trains_two_cells() {
-        let batch = CodeblockBatch {
-            coefficients: vec![1],
-            blocks: vec![BlockDesc {
-                offset: 0,
-                stride: 1,
-                width: 1,
-                height: 1,
-                group: 0,
-            }],
-        };
+        let batch = CodeblockBatch::one(vec![1], 1, 0);
         let mut t = Trainer::new(Mode::TwoPass);
         t.add_batch(&batch).unwrap();
         assert_eq!(t.symbols(), 2);
@@ -531,16 +522,7 @@ mod tests {
     fn selected_passes_count_a_prefix_of_the_symbols() {
         // 3-pass, M = 2: CP 2, then SPP, MRP, CP of bitplanes 1 and 0.
         let coefficients: Vec<i32> = (0..64 * 4).map(|i| [0, 5, -3, 1, 0, 0, 2][i % 7]).collect();
-        let batch = CodeblockBatch {
-            coefficients,
-            blocks: vec![BlockDesc {
-                offset: 0,
-                stride: 64,
-                width: 64,
-                height: 4,
-                group: 3,
-            }],
-        };
+        let batch = CodeblockBatch::one(coefficients, 64, 3);
         let count = |which: BlockSymbols| {
             let mut t = Trainer::new(Mode::ThreePass);
             t.add_batch_selected(&batch, &[which]).unwrap();
@@ -647,16 +629,7 @@ mod tests {
     fn probabilities_are_the_cheapest_for_the_counts() {
         // Row 0 is 0, 1, 0 and row 1 all zero; M = 0, every coefficient
         // codes one significance symbol.
-        let batch = CodeblockBatch {
-            coefficients: vec![0, 1, 0, 0, 0, 0],
-            blocks: vec![BlockDesc {
-                offset: 0,
-                stride: 3,
-                width: 3,
-                height: 2,
-                group: 4,
-            }],
-        };
+        let batch = CodeblockBatch::one(vec![0, 1, 0, 0, 0, 0], 3, 4);
         let mut t = Trainer::new(Mode::TwoPass);
         t.add_batch(&batch).unwrap();
         let tables = t.tables();

@@ -293,22 +293,13 @@ mod tests {
 
     #[test]
     fn adjusting_pays_on_the_counts_it_was_fitted_to() {
-        use crate::bpc::{BlockDesc, CodeblockBatch};
+        use crate::bpc::CodeblockBatch;
         // A block whose statistics the preset does not expect: a
         // checkerboard of +-5.
         let coefficients: Vec<i32> = (0..64 * 64)
             .map(|i| if (i / 64 + i % 64) % 2 == 0 { 5 } else { -5 })
             .collect();
-        let batch = CodeblockBatch {
-            coefficients,
-            blocks: vec![BlockDesc {
-                offset: 0,
-                stride: 64,
-                width: 64,
-                height: 64,
-                group: 0,
-            }],
-        };
+        let batch = CodeblockBatch::one(coefficients, 64, 0);
         let base = ProbabilityTables::natural_lossless(Mode::ThreePass);
         let mut trainer = Trainer::new(Mode::ThreePass);
         trainer.add_batch(&batch).unwrap();
