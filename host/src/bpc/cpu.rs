@@ -40,8 +40,19 @@ struct EncodeScratch {
 const ENCODE_LEAF_BLOCKS: usize = 4;
 
 thread_local! {
-    /// Each thread's [`EncodeScratch`], kept from one batch to the next.
+    /// Each thread's [`EncodeScratch`], kept from one batch to the next;
+    /// the trainer's counting walk borrows its state and planes too
+    /// ([`with_walk_scratch`]).
     static ENCODE_SCRATCH: std::cell::RefCell<EncodeScratch> = Default::default();
+}
+
+/// Runs `f` with this thread's coding state and bit planes, the ones the
+/// encoder reuses (for walks that code nothing, such as the trainer's
+/// counting). `f` must not encode on this thread.
+pub(crate) fn with_walk_scratch<R>(
+    f: impl FnOnce(&mut Scratch<MAX_HEIGHT>, &mut BitPlanes<MAX_HEIGHT>) -> R,
+) -> R {
+    ENCODE_SCRATCH.with_borrow_mut(|s| f(&mut s.state, &mut s.planes))
 }
 
 /// One encoded codeblock.

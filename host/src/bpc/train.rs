@@ -148,34 +148,16 @@ crate::fastest! {
     fn count_block(
         block: &bpc::Codeblock<'_>,
         params: &CodingParams<'_>,
-        scratch: &mut WalkScratch,
+        state: &mut Scratch<MAX_HEIGHT>,
+        planes: &mut BitPlanes<MAX_HEIGHT>,
         observer: &mut Observer<'_>,
     ) -> Result<bpc::Encoded, bpc::EncodeError> {
-        bpc::observe_symbols_planes(block, params, &mut scratch.state, &mut scratch.planes, observer)
-    }
-}
-
-/// What the counting walk reuses from one codeblock to the next: the
-/// coding state and the codeblock's bit planes (72 KiB).
-#[derive(Default)]
-pub(crate) struct WalkScratch {
-    state: Scratch<MAX_HEIGHT>,
-    planes: BitPlanes<MAX_HEIGHT>,
-}
-
-impl WalkScratch {
-    pub(crate) fn boxed() -> Box<Self> {
-        Box::default()
+        bpc::observe_symbols_planes(block, params, state, planes, observer)
     }
 }
 
 /// Codeblocks per rayon leaf when counting (see [`Trainer::add_batch_selected`]).
 const FIT_LEAF_BLOCKS: usize = 4;
-
-thread_local! {
-    /// Each thread's [`WalkScratch`], kept from one batch to the next.
-    static WALK_SCRATCH: std::cell::RefCell<Box<WalkScratch>> = std::cell::RefCell::new(WalkScratch::boxed());
-}
 
 impl Trainer {
     /// An empty trainer for `mode`.
@@ -302,8 +284,9 @@ impl Trainer {
                 // Counting needs the symbols, not their coding; the
                 // counts are popcounts of lane masks, which want the
                 // CPU's popcount instruction.
-                WALK_SCRATCH.with_borrow_mut(|scratch| {
-                    count_block(&block, &params, scratch, &mut observer)
+                // The thread's encoder scratch: counting codes nothing.
+                super::cpu::with_walk_scratch(|state, planes| {
+                    count_block(&block, &params, state, planes, &mut observer)
                         .map_err(|source| BpcError::Encode { block: i, source })
                 })?;
                 Ok::<_, BpcError>(())
@@ -608,19 +591,20 @@ mod tests {
             let params = CodingParams::new(&tables, group);
             let block = bpc::Codeblock::new(&data, width, width, height).unwrap();
             let last = last.map(|(k, j)| (j, k));
-            let mut scratch = WalkScratch::boxed();
+            let mut state = Box::new(Scratch::<MAX_HEIGHT>::new());
+            let mut planes = Box::new(BitPlanes::<MAX_HEIGHT>::new());
             let mut fast = Trainer::new(mode);
             let mut observer = Observer { cells: &mut fast.cells, group, last };
-            count_block(&block, &params, &mut scratch, &mut observer).unwrap();
+            count_block(&block, &params, &mut state, &mut planes, &mut observer).unwrap();
             let mut slow = Trainer::new(mode);
             let mut observer = Observer { cells: &mut slow.cells, group, last };
-            bpc::observe_symbols(&block, &params, &mut scratch.state, &mut PerSymbol(&mut observer))
+            bpc::observe_symbols(&block, &params, &mut state, &mut PerSymbol(&mut observer))
                 .unwrap();
             proptest::prop_assert!(fast.cells == slow.cells, "counts differ, last {:?}", last);
             // The cut-off counts a prefix of the symbols.
             let mut all = Trainer::new(mode);
             let mut observer = Observer { cells: &mut all.cells, group, last: None };
-            count_block(&block, &params, &mut scratch, &mut observer).unwrap();
+            count_block(&block, &params, &mut state, &mut planes, &mut observer).unwrap();
             proptest::prop_assert!(fast.symbols() <= all.symbols());
         }
     }
