@@ -11,7 +11,7 @@ use wavelane_core::bpc::{
 
 use super::format::FormatError;
 use super::index::{se_bits, ue_bits};
-use crate::bpc::train::{cheapest_probability, Trainer};
+use crate::bpc::train::{cheapest_probability, code_length, Trainer};
 
 /// Bits a change is assumed to pay for the run of unchanged cells before
 /// it, when deciding whether to send it (the real stream is measured
@@ -79,13 +79,6 @@ fn value(g: &GroupTables, c: Cell) -> u8 {
     }
 }
 
-/// Ideal code length of `zeros` zeros among `total` symbols coded with
-/// 7-bit probability `p` of a zero.
-fn bits(zeros: u64, total: u64, p: u8) -> f64 {
-    let p0 = (p as f64 / 128.0).clamp(1.0 / 256.0, 255.0 / 256.0);
-    -(zeros as f64) * p0.log2() - (total - zeros) as f64 * (1.0 - p0).log2()
-}
-
 /// Ideal code length of every symbol `trainer` counted, coded with
 /// `tables`, group `g`'s counts weighted by `scale[g]` (see [`adjust`]).
 pub fn coded_bits(tables: &ProbabilityTables, trainer: &Trainer, scale: &[f64; GROUPS]) -> f64 {
@@ -95,7 +88,7 @@ pub fn coded_bits(tables: &ProbabilityTables, trainer: &Trainer, scale: &[f64; G
         for &c in &cells {
             let (zeros, total) = trainer.counts(g, c.class, c.bitplane, c.context);
             if total > 0 {
-                sum += scale[g] * bits(zeros, total, value(group, c));
+                sum += scale[g] * code_length(zeros, total, value(group, c));
             }
         }
     }
@@ -129,7 +122,7 @@ pub fn adjust(base: &ProbabilityTables, trainer: &Trainer, scale: &[f64; GROUPS]
             if total == 0 || new == old {
                 continue;
             }
-            let fitted_gain = bits(zeros, total, old) - bits(zeros, total, new);
+            let fitted_gain = code_length(zeros, total, old) - code_length(zeros, total, new);
             let gain = scale[g] * (fitted_gain - FIT_OPTIMISM_BITS);
             let cost = se_bits(new as i32 - old as i32) as f64 + RUN_BITS_ESTIMATE;
             if gain > cost {
