@@ -37,8 +37,13 @@ pub(super) fn rate_points(
     let mut total = 0.0;
     let mut noise = 0.0;
     for (i, b) in blocks.iter().enumerate() {
-        let weight = block_weight(header, b) * (4f64).powi(shifts[i] as i32);
         let records = &coded.records[i];
+        // Records without decreases (a lossless single-layer file's) need
+        // no weight, whose first use per subband costs a filter cascade.
+        let weight = match real.is_some() || records.iter().any(|r| r.distortion_decrease != 0) {
+            true => block_weight(header, b) * (4f64).powi(shifts[i] as i32),
+            false => 0.0,
+        };
         let decrease: Vec<f64> = match real {
             Some(real) => {
                 let d = distortion::pass_decreases(records, &real[i], weight);

@@ -4,9 +4,11 @@
 
 use wavelane_core::dwt::{Cdf53, Cdf97, Fixed97, ImageLayout, Wavelet};
 
+use rayon::prelude::*;
+
 use super::CodecError;
 use crate::backend::Backend;
-use crate::dwt;
+use crate::dwt::{self, DwtHostError};
 
 /// Component planes of `len` samples each, back to back in one allocation:
 /// the layout of the codec's index array, so that lossless indices are the
@@ -58,21 +60,21 @@ pub(crate) fn forward(
     let layout = ImageLayout::new(width, height);
     match wavelet {
         Wavelet::Cdf53 | Wavelet::Fixed97 => {
-            for p in planes.planes_mut() {
+            each_plane(planes.planes_mut(), backend, |p| {
                 if wavelet == Wavelet::Cdf53 {
-                    dwt::forward_2d::<Cdf53>(backend, p, layout, levels)?;
+                    dwt::forward_2d::<Cdf53>(backend, p, layout, levels)
                 } else {
-                    dwt::forward_2d::<Fixed97>(backend, p, layout, levels)?;
+                    dwt::forward_2d::<Fixed97>(backend, p, layout, levels)
                 }
-            }
+            })?;
             Ok(Coefficients::Int(planes))
         }
         Wavelet::Cdf97 => {
             let f: Vec<f32> = planes.data.iter().map(|&v| v as f32).collect();
             let mut out = Planes::new(f, planes.len);
-            for p in out.planes_mut() {
-                dwt::forward_2d::<Cdf97>(backend, p, layout, levels)?;
-            }
+            each_plane(out.planes_mut(), backend, |p| {
+                dwt::forward_2d::<Cdf97>(backend, p, layout, levels)
+            })?;
             Ok(Coefficients::Float(out))
         }
     }
@@ -92,22 +94,42 @@ pub(crate) fn inverse(
     let layout = ImageLayout::new(width, height);
     match coefficients {
         Coefficients::Int(mut planes) => {
-            for p in planes.planes_mut() {
+            each_plane(planes.planes_mut(), backend, |p| {
                 if integer_wavelet == Wavelet::Cdf53 {
-                    dwt::inverse_2d::<Cdf53>(backend, p, layout, levels)?;
+                    dwt::inverse_2d::<Cdf53>(backend, p, layout, levels)
                 } else {
-                    dwt::inverse_2d::<Fixed97>(backend, p, layout, levels)?;
+                    dwt::inverse_2d::<Fixed97>(backend, p, layout, levels)
                 }
-            }
+            })?;
             Ok(planes.planes_mut().map(|p| p.to_vec()).collect())
         }
         Coefficients::Float(mut planes) => {
             let mut out = Vec::with_capacity(planes.data.len() / planes.len.max(1));
+            each_plane(planes.planes_mut(), backend, |p| {
+                dwt::inverse_2d::<Cdf97>(backend, p, layout, levels)
+            })?;
             for p in planes.planes_mut() {
-                dwt::inverse_2d::<Cdf97>(backend, p, layout, levels)?;
                 out.push(p.iter().map(|v| v.round() as i32).collect());
             }
             Ok(out)
         }
+    }
+}
+
+/// Runs `transform` on every plane: side by side on the CPU backend (the
+/// small levels of a plane run on one thread each, see `dwt::cpu`, so
+/// several components keep every core busy where one would not), in turn
+/// on a GPU (one queue).
+fn each_plane<T: Send>(
+    planes: std::slice::ChunksExactMut<'_, T>,
+    backend: &Backend,
+    transform: impl Fn(&mut [T]) -> Result<(), DwtHostError> + Sync + Send,
+) -> Result<(), DwtHostError> {
+    match backend {
+        Backend::Cpu => planes
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .try_for_each(transform),
+        Backend::Gpu(_) => planes.into_iter().try_for_each(transform),
     }
 }
