@@ -9,6 +9,7 @@ docs/benchmarks.md:
   control, so it is left out of the lossy rows).
 
 Usage: scripts/bench-codec.py [--wavelane PATH] [--repeat N] [--json OUT]
+       scripts/bench-codec.py --write-images DIR  (the images only)
 (default binary: target/release/wavelane, built with
 `cargo build --release -p wavelane`). Every tool must be installed: a
 missing one is an error, not a skipped row. Images: the built-in demo image
@@ -107,6 +108,8 @@ def main():
     p.add_argument("--wavelane", default=os.path.join(ROOT, "target/release/wavelane"))
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--json", help="also write the results here")
+    p.add_argument("--write-images", metavar="DIR",
+                   help="only write the three images to DIR (for scripts/bench-lossless-speed.sh)")
     a = p.parse_args()
     wl = a.wavelane
     if not os.access(wl, os.X_OK):
@@ -133,6 +136,12 @@ def main():
         )
         f.write(f"P5\n{w} {h}\n255\n".encode() + luma)
     images["astronaut 384x384 gray"] = gray
+    if a.write_images:
+        os.makedirs(a.write_images, exist_ok=True)
+        for src, name in [(rgb, "rgb.ppm"), (gray, "gray.pgm"), (big, "big.ppm")]:
+            shutil.copy(src, os.path.join(a.write_images, name))
+        print(f"wrote rgb.ppm, gray.pgm and big.ppm to {a.write_images}")
+        return
 
     results = []
     for name, src in images.items():
