@@ -18,6 +18,14 @@
 // register window below.
 // Define BPC_WITH_TABLES (and declare a `bpc_tables` uint buffer) for the
 // probability-table loader.
+//
+// Which maps a build keeps (the includer defines):
+// - decoder (nothing defined): significance, refinement, sign and, in 3
+//   passes, pending maps, all written back by the row window;
+// - BPC_ENCODER: no refinement map and no sign write-back (below);
+// - BPC_ENCODER + BPC_PLANE_MAPS (2 passes only): no significance or
+//   pending map either; common/bpc_encode_planes.glsl builds two maps per
+//   bitplane from the magnitudes and has its own row window.
 
 #define BPC_LANES 32u
 // Rows of the state maps: the includer's, at most 256 (the spec's limit).
@@ -45,10 +53,31 @@
 
 // State maps as lane masks (see core state.rs): index 2*y + x, bit t is the
 // coefficient at row y, column 2t + x.
+//
+// The encoder keeps no refinement map: a coefficient is refined in bitplane
+// j exactly when it was significant before bitplane j, and since every
+// coefficient codes its significance in every bitplane until it becomes
+// significant (in the SPP or, in 3 passes, the CP), that is |v| >> (j + 1)
+// != 0, which each lane computes from its own magnitude. Its sign map holds
+// every negative coefficient from the start (loaded once per codeblock) and
+// never changes, so the row window does not store it back either. The
+// decoder learns both as it decodes and keeps both maps.
+#ifdef BPC_PLANE_MAPS
+#if !defined(BPC_ENCODER) || !defined(BPC_TWO_PASS)
+#error "the plane maps are an encoder form for 2 passes per bitplane"
+#endif
+// Significant before bitplane j, |v| >> (j + 1) != 0 (refined in its MRP).
+shared uint bpc_above[BPC_MAX_ROWS * 2u];
+// Bit j of |v|.
+shared uint bpc_bits[BPC_MAX_ROWS * 2u];
+#else
 shared uint bpc_sig[BPC_MAX_ROWS * 2u];
+#ifndef BPC_ENCODER
 shared uint bpc_refine[BPC_MAX_ROWS * 2u];
+#endif
 #ifndef BPC_TWO_PASS
 shared uint bpc_pending[BPC_MAX_ROWS * 2u];
+#endif
 #endif
 shared uint bpc_negative[BPC_MAX_ROWS * 2u];
 // The probabilities of the current pass's bitplane (one row of the tables).
@@ -127,10 +156,15 @@ uint bpc_right(uint even, uint odd, uint x) {
 // twice). Only the coded row changes during its steps; it is written back
 // (by lane 0) when the walk moves on, and row y + 2 is read then, which
 // nothing in this pass has written yet. Passes start after a barrier
-// (bpc_load_plane), so they see the previous pass's write-backs.
+// (bpc_load_plane), so they see the previous pass's write-backs. (The
+// plane-map encoder moves the same registers with its own functions.)
 uvec2 bpc_sig_a, bpc_sig_c, bpc_sig_b;
 uvec2 bpc_neg_a, bpc_neg_c, bpc_neg_b;
+
+#ifndef BPC_PLANE_MAPS
+#ifndef BPC_ENCODER
 uvec2 bpc_ref_c;  // refinement-visit map of row y
+#endif
 uvec2 bpc_pend_c; // pending (CP candidates) map of row y
 
 // Row y of the significance and sign maps into slot b (zero below the codeblock).
@@ -141,11 +175,13 @@ void bpc_window_load_below(uint y, uint height) {
     bpc_neg_b = inside ? uvec2(bpc_negative[r], bpc_negative[r + 1u]) : uvec2(0u);
 }
 
-// Row y's refinement and pending maps (zero below the codeblock).
+// Row y's refinement (decoder) and pending maps (zero below the codeblock).
 void bpc_window_load_maps(uint y, uint height) {
     bool inside = y < height;
     uint r = 2u * min(y, BPC_MAX_ROWS - 1u);
+#ifndef BPC_ENCODER
     bpc_ref_c = inside ? uvec2(bpc_refine[r], bpc_refine[r + 1u]) : uvec2(0u);
+#endif
 #ifdef BPC_TWO_PASS
     bpc_pend_c = uvec2(0u);
 #else
@@ -165,15 +201,18 @@ void bpc_window_start(uint height) {
 }
 
 // Writes row y back to the shared maps and moves the window to row y + 1.
+// The encoder stores only the maps it changes: significance and pending.
 void bpc_window_next(uint y, uint height, uint lane) {
     if (lane == 0u && y < BPC_MAX_ROWS) {
         uint r = 2u * y;
         bpc_sig[r] = bpc_sig_c.x;
         bpc_sig[r + 1u] = bpc_sig_c.y;
+#ifndef BPC_ENCODER
         bpc_negative[r] = bpc_neg_c.x;
         bpc_negative[r + 1u] = bpc_neg_c.y;
         bpc_refine[r] = bpc_ref_c.x;
         bpc_refine[r + 1u] = bpc_ref_c.y;
+#endif
 #ifndef BPC_TWO_PASS
         bpc_pending[r] = bpc_pend_c.x;
         bpc_pending[r + 1u] = bpc_pend_c.y;
@@ -186,6 +225,7 @@ void bpc_window_next(uint y, uint height, uint lane) {
     bpc_window_load_maps(y + 1u, height);
     bpc_window_load_below(y + 2u, height);
 }
+#endif // !BPC_PLANE_MAPS
 
 // Significance context of `lane` in step (y, x) of the window: its
 // significant neighbours (core context.rs).
@@ -217,6 +257,63 @@ uint bpc_sign_context(uint x, uint lane) {
     // array that is filled on every call).
     uint i = uint((sign(h) + 1) * 3 + sign(w) + 1);
     return (0x3408B37u >> (3u * i)) & 7u;
+}
+
+// The same two contexts as team words, for the 2-pass plane-map encoder
+// (common/bpc_encode_planes.glsl): word logic once for all 32 lanes, then
+// each lane extracts four (significance) or three (sign) bits, instead of
+// eight neighbour bits and a table lookup per lane. About a third fewer
+// per-lane instructions per step on RADV's compiler; the 3-pass builds and
+// the decoder keep the forms above (in the 3-pass encoder this raised
+// NVIDIA's register count above 64, docs/perf-notes.md).
+
+// bpc_sig_context as bit-sliced sums of team words: per lane position the
+// other parity's three rows (s + 2k), plus the same at the neighbouring
+// position (lane t's other-parity neighbours are lanes t - 1 and t when
+// x = 0, t and t + 1 when x = 1), plus the two vertical neighbours (e + 2f);
+// the lane reads bits r0..r3 of its count.
+uint bpc_sig_context_sliced(uint x, uint lane) {
+    uint o = 1u - x;
+    uint p0 = bpc_sig_a[o], p1 = bpc_sig_c[o], p2 = bpc_sig_b[o];
+    uint s = p0 ^ p1 ^ p2;
+    uint k = (p0 & p1) | (p0 & p2) | (p1 & p2);
+    uint s1 = x == 0u ? s << 1 : s >> 1;
+    uint k1 = x == 0u ? k << 1 : k >> 1;
+    uint u0 = s ^ s1;
+    uint c0 = s & s1;
+    uint u1 = k ^ k1 ^ c0;
+    uint u2 = (k & k1) | (k & c0) | (k1 & c0);
+    uint va = bpc_sig_a[x], vb = bpc_sig_b[x];
+    uint e = va ^ vb, f = va & vb;
+    uint r0 = u0 ^ e;
+    uint d0 = u0 & e;
+    uint r1 = u1 ^ f ^ d0;
+    uint d1 = (u1 & f) | (u1 & d0) | (f & d0);
+    uint r2 = u2 ^ d1;
+    uint r3 = u2 & d1;
+    return bpc_bit(r0, lane) | bpc_bit(r1, lane) << 1 | bpc_bit(r2, lane) << 2 | bpc_bit(r3, lane) << 3;
+}
+
+// bpc_sign_context of every lane in step (y, x) as team words: x = bit 0 of
+// k, y = bit 1 of k, z = the encoder's sign symbol (v < 0 differs from the
+// predicted sign; needs the encoder's sign map, which holds every negative
+// coefficient, significant or not). With two neighbours per direction,
+// h > 0 exactly when one is positive and none negative (h < 0 and w
+// alike), which turns SIGN_TABLE into word logic. Rows outside the
+// codeblock are all zero, so they count as insignificant.
+uvec3 bpc_sign_words(uint x) {
+    uvec2 sc = bpc_sig_c, nc = bpc_neg_c;
+    uint ls = bpc_left(sc.x, sc.y, x), rs = bpc_right(sc.x, sc.y, x);
+    uint ln = bpc_left(nc.x, nc.y, x), rn = bpc_right(nc.x, nc.y, x);
+    uint us = bpc_sig_a[x], un = bpc_neg_a[x], ds = bpc_sig_b[x], dn = bpc_neg_b[x];
+    uint hpos = (ls & ~ln) | (rs & ~rn), hneg = (ls & ln) | (rs & rn);
+    uint wpos = (us & ~un) | (ds & ~dn), wneg = (us & un) | (ds & dn);
+    uint hp = hpos & ~hneg, hn = hneg & ~hpos;
+    uint wp = wpos & ~wneg, wn = wneg & ~wpos;
+    uint predicted_negative = hn | (wn & ~hp);
+    uint k1 = (hp | hn) & ~((hp & wn) | (hn & wp));
+    uint k0 = ((wp | wn) & ~(hp | hn)) | (hp & wp) | (hn & wn);
+    return uvec3(k0, k1, predicted_negative ^ nc[x]);
 }
 
 // Pass number `i` of the schedule: kind in bits 0-7, bitplane in bits 8-15
@@ -262,7 +359,17 @@ bool bpc_descriptor_ok(uvec4 d) {
 // Whether every coefficient of a descriptor's region, offset + y * stride +
 // c for y < height and c < width, lies below `len`, computed without any
 // 32-bit wrap (a hostile offset or stride must not alias a lower index).
-// Needs bpc_descriptor_ok(d).
+// Needs bpc_descriptor_ok(d) (1 <= w <= 64, 1 <= height <= 256).
+//
+// Why it suffices, with L = last_row = height - 1 and every quantity a
+// uint: (1) w <= len, so len - w does not wrap; (2) for L > 0, d.y <=
+// (len - w) / L gives L * d.y <= len - w, so that product does not wrap
+// (for L = 0 it is 0); (3) hence len - w - L * d.y does not wrap, and d.x
+// <= it means d.x + L * d.y + w <= len. Every index of the region is at
+// most d.x + L * d.y + (w - 1) < len, and each partial sum of base + y *
+// stride + c (y <= L, c < w) is at most that, so none of them wraps. The
+// encoders check this once per codeblock and then load without a bound;
+// bpc_measure and the decoder refuse such a codeblock.
 bool bpc_region_ok(uvec4 d, uint len) {
     uint w = bpc_width(d);
     uint last_row = bpc_height(d) - 1u;

@@ -1,5 +1,15 @@
 // BPC-PaCo encoder: one workgroup (a team of 32 lanes) per codeblock, the
 // GLSL twin of wavelane_core::bpc::encode_lanes (core lanes_encode.rs).
+// Body of bpc_encode.comp and bpc_encode64.comp (either mode);
+// bpc_encode64_2pass.comp has its own, common/bpc_encode_planes.glsl.
+//
+// Maps: significance (and pending in 3 passes) in the row window, written
+// back per row; the sign map loaded once per codeblock and never stored
+// again; no refinement map: a refinement pass visits the lanes with
+// |v| >> (j + 1) != 0 (common/bpc.glsl says why that is the same set) and
+// touches no shared memory. main checks each codeblock's region against the
+// coefficient buffer once (bpc_region_ok), so coefficient loads carry no
+// bound of their own.
 //
 // Codeword k of codeblock b goes to scratch[scratch_offsets[b] + k]; the
 // scratch region of b holds caps[b] codewords, the bound of core
@@ -30,6 +40,7 @@ layout(push_constant) uniform Params {
 } params;
 
 #define BPC_WITH_TABLES
+#define BPC_ENCODER
 #include "bpc.glsl"
 
 #define BPC_STATUS_OVERFLOW 3u
@@ -86,14 +97,15 @@ uint width;
 // shader at 63, and so 32 teams per SM instead of 28: docs/perf-notes.md.)
 uvec2 mag_c;
 
-// |v| of this lane's coefficient in step (y, x), 0 where absent.
+// |v| of this lane's coefficient in step (y, x), 0 where absent. Needs
+// y < height: main checked the codeblock's whole region against the buffer
+// (bpc_region_ok), so the load needs no bound of its own.
 uint magnitude(uint y, uint x, uint lane) {
     uint c = 2u * lane + x;
-    uint at = base + y * stride + c;
-    if (c >= width || at >= uint(coefficients.length())) {
+    if (c >= width) {
         return 0u;
     }
-    int v = coefficients[at];
+    int v = coefficients[base + y * stride + c];
     return uint(v < 0 ? -v : v);
 }
 
@@ -131,52 +143,32 @@ void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
     }
     bpc_sig_c[x] |= newly;
     if (cleanup) {
-        bpc_ref_c[x] |= newly;
         bpc_pend_c[x] = 0u;
     } else {
         bpc_pend_c[x] |= deferred;
     }
 }
 
+// Step (y, x) of bitplane j's MRP. It reads no map: the lanes that refine
+// are those significant before bitplane j, |v| >> (j + 1) != 0 (see the
+// state maps in common/bpc.glsl; absent coefficients have |v| = 0). Every
+// lane takes part in the phase; a step that refines nothing costs a ballot,
+// not a shared-memory row. (This replaced a refinement map loaded and
+// stored per row: 9-12% faster encoding on an H200, docs/perf-notes.md.)
 void refinement_step(uint x, uint j, uint lane) {
-    uint visit = bpc_ref_c[x];
-    if (visit != 0u) {
-        bool mine = bpc_bit(visit, lane) != 0u;
-        bool bit = mine && ((mag_c[x] >> j) & 1u) != 0u;
-        encode_phase(mine, bit, bpc_plane[BPC_REF], lane);
-    }
-    bpc_ref_c[x] = visit | bpc_sig_c[x];
-}
-
-// Row y's refinement and significance maps into the window's current row,
-// for a refinement pass, which reads no neighbours and changes only the
-// refinement map: two map words loaded per row instead of the window's
-// six, two stored instead of eight (bpc_refinement_row_done). 5% faster
-// encoding in 3 passes on an H200; the decoder measured slower with it
-// (docs/perf-notes.md), so only the encoder has it.
-void bpc_refinement_row(uint y) {
-    uint r = 2u * y;
-    bpc_sig_c = uvec2(bpc_sig[r], bpc_sig[r + 1u]);
-    bpc_ref_c = uvec2(bpc_refine[r], bpc_refine[r + 1u]);
-}
-
-void bpc_refinement_row_done(uint y, uint lane) {
-    if (lane == 0u) {
-        uint r = 2u * y;
-        bpc_refine[r] = bpc_ref_c.x;
-        bpc_refine[r + 1u] = bpc_ref_c.y;
-    }
+    uint mag = mag_c[x];
+    bool mine = (mag >> (j + 1u)) != 0u;
+    bool bit = ((mag >> j) & 1u) != 0u;
+    encode_phase(mine, bit, bpc_plane[BPC_REF], lane);
 }
 
 // One pass of bitplane j over the rows: kind BPC_SPP, BPC_MRP or BPC_CP.
 void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
     if (kind == BPC_MRP) {
         for (uint y = 0u; y < height; y++) {
-            bpc_refinement_row(y);
             mag_c = row_magnitudes(y, height, lane);
             refinement_step(0u, j, lane);
             refinement_step(1u, j, lane);
-            bpc_refinement_row_done(y, lane);
         }
         return;
     }
@@ -189,11 +181,11 @@ void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
     }
 }
 
-// Marks this lane's negative coefficients of row y, parity x.
+// Marks this lane's negative coefficients of row y < height, parity x
+// (the region is checked, as for magnitude).
 void load_signs(uint y, uint x, uint lane) {
     uint c = 2u * lane + x;
-    uint at = base + y * stride + c;
-    if (c < width && at < uint(coefficients.length()) && coefficients[at] < 0) {
+    if (c < width && coefficients[base + y * stride + c] < 0) {
         atomicOr(bpc_negative[2u * y + x], 1u << lane);
     }
 }
@@ -206,8 +198,11 @@ void main() {
     for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
         uvec4 d = blocks[b];
         uint top = tops[b];
-        if (!bpc_descriptor_ok(d) || top > BPC_MAX_BITPLANE) {
-            // Empty, or refused by bpc_measure.comp (which set the status).
+        if (!bpc_descriptor_ok(d) || top > BPC_MAX_BITPLANE
+            || !bpc_region_ok(d, uint(coefficients.length()))) {
+            // Empty, or refused by bpc_measure.comp (which set the status;
+            // it refuses a region outside the buffer too, checked again
+            // here because every coefficient load below relies on it).
             if (lane == 0u) {
                 counts[b] = 0u;
             }
@@ -229,7 +224,6 @@ void main() {
         barrier(); // the previous codeblock is done with the state maps
         for (uint i = lane; i < 2u * height; i += BPC_LANES) {
             bpc_sig[i] = 0u;
-            bpc_refine[i] = 0u;
 #ifndef BPC_TWO_PASS
             bpc_pending[i] = three ? bpc_present(width, i & 1u) : 0u;
 #endif

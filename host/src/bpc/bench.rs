@@ -7,6 +7,14 @@
 //! rayon backend. GPU: device time from timestamp queries (all dispatches
 //! of an encode: measure, scans, encode, pack; and the decode dispatch),
 //! with the input split into batches that fit the device's buffer limit.
+//! [`BenchConfig::ops`] picks encoding, decoding or both.
+//!
+//! Every repeat is checked, outside its timing: every GPU encoding must
+//! equal the CPU encoder's stream byte for byte (the equality promise of
+//! docs/architecture.md; a shader that codes wrong is no faster for it),
+//! and every decoding must give the coefficients back. A difference is an
+//! error naming the first codeblock that differs. The decoders decode the
+//! CPU encoder's stream, so decoding can be timed without a GPU encoding.
 
 use std::time::Instant;
 
@@ -59,8 +67,20 @@ pub struct BenchConfig {
     pub modes: Vec<Mode>,
     /// Repeats per measurement (the best is reported).
     pub repeats: usize,
-    /// Also time the core encoder on one thread (slow at large sizes).
+    /// Also time the core encoder on one thread (slow at large sizes; only
+    /// when encoding is timed).
     pub single_thread: bool,
+    /// What to time, in any order (both are always measured encode first).
+    pub ops: Vec<BenchOp>,
+}
+
+/// An operation the benchmark can time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchOp {
+    /// Encoding (on a GPU: measure, scans, encode and pack dispatches).
+    Encode,
+    /// Decoding the CPU encoder's stream, all codewords.
+    Decode,
 }
 
 /// Synthetic 64x64 codeblocks: Laplacian coefficients whose scale grows
@@ -205,47 +225,83 @@ fn wall<T>(f: impl FnOnce() -> Result<T, BpcError>) -> Result<(T, f64), BpcError
     Ok((out, t.elapsed().as_nanos() as f64))
 }
 
-/// Runs the benchmark on `backend`, calling `progress` before each measurement.
+/// Runs the benchmark on `backend`, calling `progress` before each
+/// measurement. Fails when a GPU encoding differs from the CPU encoder's
+/// stream or a decoding does not give the coefficients back.
 pub fn run(
     config: &BenchConfig,
     backend: &Backend,
     mut progress: impl FnMut(&str),
 ) -> Result<Vec<BenchResult>, BpcError> {
     let source = config.source.clone().unwrap_or_else(synthetic_source);
+    let encode = config.ops.contains(&BenchOp::Encode);
+    let decode = config.ops.contains(&BenchOp::Decode);
     let mut results = Vec::new();
     for &size in &config.sizes {
         let batch = tiled(&source, size);
         for &mode in &config.modes {
             let tables = ProbabilityTables::reference(mode);
             let passes = mode.passes();
+            // Names a codeblock of the tiled batch in an error, with the
+            // input codeblock it repeats (the one to look at).
+            let at = |block: usize, what: &str| {
+                BpcError::Mismatch(format!(
+                    "{size}x{size} {passes}-pass, codeblock {block} (input codeblock {}): {what}",
+                    block % source.len()
+                ))
+            };
+            let check_decoded = |like: &CodeblockBatch, decoded: &[i32], start: usize| {
+                match first_decoded_difference(like, decoded) {
+                    None => Ok(()),
+                    Some((block, row, column)) => Err(at(
+                        start + block,
+                        &format!(
+                            "the {} decoder did not give the coefficients back (row {row}, column {column})",
+                            if backend.gpu().is_some() { "GPU" } else { "CPU" }
+                        ),
+                    )),
+                }
+            };
             match backend {
                 Backend::Cpu => {
                     progress(&format!("{size}x{size} {passes}-pass cpu-rayon"));
-                    let (enc, ns) = best(config.repeats, || {
-                        wall(|| cpu::encode(&batch, tables, cpu::CoreForm::Sequential))
-                    })?;
-                    results.push(result(
-                        size,
-                        passes,
-                        "cpu-rayon",
-                        "encode",
-                        &batch,
-                        ns,
-                        enc.codewords.len(),
-                    ));
-                    let (_, ns) = best(config.repeats, || {
-                        wall(|| cpu::decode(&batch, &enc, tables, None, cpu::CoreForm::Sequential))
-                    })?;
-                    results.push(result(
-                        size,
-                        passes,
-                        "cpu-rayon",
-                        "decode",
-                        &batch,
-                        ns,
-                        enc.codewords.len(),
-                    ));
-                    if config.single_thread {
+                    let encode_once =
+                        || wall(|| cpu::encode(&batch, tables, cpu::CoreForm::Sequential));
+                    let (enc, ns) = if encode {
+                        best(config.repeats, encode_once)?
+                    } else {
+                        encode_once()?
+                    };
+                    if encode {
+                        results.push(result(
+                            size,
+                            passes,
+                            "cpu-rayon",
+                            "encode",
+                            &batch,
+                            ns,
+                            enc.codewords.len(),
+                        ));
+                    }
+                    if decode {
+                        let (_, ns) = best(config.repeats, || {
+                            let ((decoded, _), ns) = wall(|| {
+                                cpu::decode(&batch, &enc, tables, None, cpu::CoreForm::Sequential)
+                            })?;
+                            check_decoded(&batch, &decoded, 0)?;
+                            Ok(((), ns))
+                        })?;
+                        results.push(result(
+                            size,
+                            passes,
+                            "cpu-rayon",
+                            "decode",
+                            &batch,
+                            ns,
+                            enc.codewords.len(),
+                        ));
+                    }
+                    if config.single_thread && encode {
                         progress(&format!("{size}x{size} {passes}-pass cpu-1thread"));
                         let (_, ns) = best(config.repeats, || {
                             wall(|| single_thread_encode(&batch, tables))
@@ -262,47 +318,154 @@ pub fn run(
                     }
                 }
                 Backend::Gpu(g) => {
-                    progress(&format!("{size}x{size} {passes}-pass gpu"));
                     // Keep every buffer within the device's binding limit.
                     let limit = (g.info().max_storage_buffer_range as usize / 4 / 4).max(4096);
                     let parts = chunks(&batch, limit);
-                    let ((encoded, dispatch_ns), ns) = best(config.repeats, || {
-                        let mut out = Vec::new();
-                        let mut dispatch_ns = Vec::new();
-                        for p in &parts {
-                            let (e, t) = gpu::encode(g, p, tables)?;
-                            dispatch_ns.extend(t.dispatches.dispatch_ns);
-                            out.push(e);
-                        }
-                        let ns = dispatch_ns.iter().sum();
-                        Ok(((out, dispatch_ns), ns))
-                    })?;
-                    let codewords = encoded
+                    // Part k starts at codeblock starts[k] of the batch.
+                    let starts: Vec<usize> = parts
                         .iter()
-                        .map(|e: &EncodedBatch| e.codewords.len())
-                        .sum();
-                    results.push(BenchResult {
-                        dispatch_ns,
-                        ..result(size, passes, "gpu", "encode", &batch, ns, codewords)
-                    });
-                    let (dispatch_ns, ns) = best(config.repeats, || {
-                        let mut dispatch_ns = Vec::new();
-                        for (p, e) in parts.iter().zip(&encoded) {
-                            let t = gpu::decode(g, p, e, tables, bpc::DecodeLimits::ALL)?.2;
-                            dispatch_ns.extend(t.dispatches.dispatch_ns);
-                        }
-                        let ns = dispatch_ns.iter().sum();
-                        Ok((dispatch_ns, ns))
-                    })?;
-                    results.push(BenchResult {
-                        dispatch_ns,
-                        ..result(size, passes, "gpu", "decode", &batch, ns, codewords)
-                    });
+                        .scan(0, |n, p| {
+                            let at = *n;
+                            *n += p.len();
+                            Some(at)
+                        })
+                        .collect();
+                    progress(&format!("{size}x{size} {passes}-pass cpu reference"));
+                    let reference = parts
+                        .iter()
+                        .map(|p| cpu::encode(p, tables, cpu::CoreForm::Sequential))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let codewords = reference.iter().map(|e| e.codewords.len()).sum();
+                    progress(&format!("{size}x{size} {passes}-pass gpu"));
+                    if encode {
+                        let (dispatch_ns, ns) = best(config.repeats, || {
+                            let mut encoded = Vec::with_capacity(parts.len());
+                            let mut dispatch_ns = Vec::new();
+                            for p in &parts {
+                                let (e, t) = gpu::encode(g, p, tables)?;
+                                dispatch_ns.extend(t.dispatches.dispatch_ns);
+                                encoded.push(e);
+                            }
+                            if let Some((block, what)) =
+                                first_stream_difference(&reference, &encoded)
+                            {
+                                return Err(at(
+                                    block,
+                                    &format!(
+                                        "the GPU stream differs from the CPU encoder's: {what}"
+                                    ),
+                                ));
+                            }
+                            let ns = dispatch_ns.iter().sum();
+                            Ok((dispatch_ns, ns))
+                        })?;
+                        results.push(BenchResult {
+                            dispatch_ns,
+                            ..result(size, passes, "gpu", "encode", &batch, ns, codewords)
+                        });
+                    }
+                    if decode {
+                        let (dispatch_ns, ns) = best(config.repeats, || {
+                            let mut dispatch_ns = Vec::new();
+                            for ((p, e), &start) in parts.iter().zip(&reference).zip(&starts) {
+                                let (decoded, _, t) =
+                                    gpu::decode(g, p, e, tables, bpc::DecodeLimits::ALL)?;
+                                check_decoded(p, &decoded, start)?;
+                                dispatch_ns.extend(t.dispatches.dispatch_ns);
+                            }
+                            let ns = dispatch_ns.iter().sum();
+                            Ok((dispatch_ns, ns))
+                        })?;
+                        results.push(BenchResult {
+                            dispatch_ns,
+                            ..result(size, passes, "gpu", "decode", &batch, ns, codewords)
+                        });
+                    }
                 }
             }
         }
     }
     Ok(results)
+}
+
+/// The first codeblock whose stream in `got` differs from `reference`'s,
+/// and what differs (`M`, the codeword count or the first differing
+/// codeword). Both are the same batch's parts in order; codeblocks are
+/// numbered across the parts.
+pub fn first_stream_difference(
+    reference: &[EncodedBatch],
+    got: &[EncodedBatch],
+) -> Option<(usize, String)> {
+    fn blocks(parts: &[EncodedBatch]) -> Vec<(Option<u8>, &[u16])> {
+        parts
+            .iter()
+            .flat_map(|e| (0..e.len()).map(move |i| e.block(i)))
+            .collect()
+    }
+    let (want, have) = (blocks(reference), blocks(got));
+    let top = |t: Option<u8>| t.map_or("none (empty)".to_string(), |m| m.to_string());
+    for (block, ((want_top, want_words), (have_top, have_words))) in
+        want.iter().zip(&have).enumerate()
+    {
+        if want_top != have_top {
+            return Some((
+                block,
+                format!("M is {} instead of {}", top(*have_top), top(*want_top)),
+            ));
+        }
+        if let Some(k) = want_words
+            .iter()
+            .zip(have_words.iter())
+            .position(|(w, h)| w != h)
+        {
+            return Some((
+                block,
+                format!(
+                    "codeword {k} is {:#06x} instead of {:#06x}",
+                    have_words[k], want_words[k]
+                ),
+            ));
+        }
+        if want_words.len() != have_words.len() {
+            return Some((
+                block,
+                format!(
+                    "{} codewords instead of {}",
+                    have_words.len(),
+                    want_words.len()
+                ),
+            ));
+        }
+    }
+    (want.len() != have.len()).then(|| {
+        (
+            want.len().min(have.len()),
+            format!("{} codeblocks instead of {}", have.len(), want.len()),
+        )
+    })
+}
+
+/// The first coefficient of `like`'s codeblocks that `decoded` (laid out
+/// like `like.coefficients`) does not hold: (codeblock, row, column).
+fn first_decoded_difference(
+    like: &CodeblockBatch,
+    decoded: &[i32],
+) -> Option<(usize, usize, usize)> {
+    like.blocks.iter().enumerate().find_map(|(i, d)| {
+        (0..d.height).find_map(|y| {
+            let row = d.offset + y * d.stride..d.offset + y * d.stride + d.width;
+            let got = decoded.get(row.clone()).unwrap_or(&[]);
+            let want = &like.coefficients[row];
+            (got != want).then(|| {
+                let column = want
+                    .iter()
+                    .zip(got)
+                    .position(|(w, g)| w != g)
+                    .unwrap_or(got.len());
+                (i, y, column)
+            })
+        })
+    })
 }
 
 fn single_thread_encode(
@@ -344,6 +507,73 @@ mod tests {
         assert_eq!(
             parts[1].block(0).unwrap().row(5),
             big.block(1000).unwrap().row(5)
+        );
+    }
+
+    /// The check names the first corrupted codeblock across parts, whatever
+    /// differs in it, and passes equal streams.
+    #[test]
+    fn stream_check_names_the_first_differing_codeblock() {
+        let source = synthetic_source();
+        let batch = CodeblockBatch {
+            coefficients: source.coefficients[..6 * 4096].to_vec(),
+            blocks: source.blocks[..6].to_vec(),
+        };
+        let tables = ProbabilityTables::reference(Mode::TwoPass);
+        let parts = chunks(&batch, 4 * 4096);
+        assert_eq!(parts.len(), 2);
+        let reference: Vec<EncodedBatch> = parts
+            .iter()
+            .map(|p| cpu::encode(p, tables, cpu::CoreForm::Sequential).unwrap())
+            .collect();
+        assert_eq!(first_stream_difference(&reference, &reference), None);
+
+        // Codeblock 5 is codeblock 1 of the second part.
+        let mut flipped = reference.clone();
+        let at = flipped[1].offsets[1] + 3;
+        flipped[1].codewords[at] ^= 0x0100;
+        let (block, what) = first_stream_difference(&reference, &flipped).unwrap();
+        assert_eq!(block, 5);
+        assert!(what.starts_with("codeword 3 is "), "{what}");
+
+        // A corruption later in the stream does not hide an earlier one.
+        let at = flipped[0].offsets[2];
+        flipped[0].codewords[at] ^= 1;
+        assert_eq!(first_stream_difference(&reference, &flipped).unwrap().0, 2);
+
+        let mut short = reference.clone();
+        let end = short[0].offsets[4];
+        short[0].codewords.remove(end - 1);
+        short[0].offsets[4] -= 1;
+        let (block, what) = first_stream_difference(&reference, &short).unwrap();
+        assert_eq!(block, 3);
+        assert!(what.contains("codewords instead of"), "{what}");
+
+        let mut top = reference.clone();
+        top[1].tops[0] = None;
+        let (block, what) = first_stream_difference(&reference, &top).unwrap();
+        assert_eq!(block, 4);
+        assert!(what.starts_with("M is none"), "{what}");
+
+        let (block, what) = first_stream_difference(&reference, &reference[..1]).unwrap();
+        assert_eq!(block, 4);
+        assert_eq!(what, "4 codeblocks instead of 6");
+    }
+
+    #[test]
+    fn decoded_check_finds_the_first_wrong_coefficient() {
+        let source = synthetic_source();
+        let batch = CodeblockBatch {
+            coefficients: source.coefficients[..3 * 4096].to_vec(),
+            blocks: source.blocks[..3].to_vec(),
+        };
+        let mut decoded = batch.coefficients.clone();
+        assert_eq!(first_decoded_difference(&batch, &decoded), None);
+        decoded[2 * 4096 + 5 * 64 + 7] += 1;
+        assert_eq!(first_decoded_difference(&batch, &decoded), Some((2, 5, 7)));
+        assert_eq!(
+            first_decoded_difference(&batch, &decoded[..4096 + 64]),
+            Some((1, 1, 0))
         );
     }
 }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use crate::backend::{Backend, BackendKind};
-use crate::bpc::bench::{self as bpc_bench, BenchConfig};
+use crate::bpc::bench::{self as bpc_bench, BenchConfig, BenchOp};
 use crate::bpc::{formats::RefFile, CodeblockBatch};
 use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
@@ -49,7 +49,20 @@ struct BpcBenchArgs {
     /// Repeats per measurement (the best is reported).
     #[arg(long, default_value_t = 3)]
     repeats: usize,
-    /// Also time the core encoder on a single thread (CPU backend).
+    /// What to time: encode, decode or both. Decoding decodes the CPU
+    /// encoder's stream, so `--ops decode` runs no GPU encoding and
+    /// `--ops encode` no decoding. Every GPU encoding is checked equal to
+    /// the CPU encoder's stream and every decoding lossless (an error names
+    /// the first codeblock that differs).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "encode,decode"
+    )]
+    ops: Vec<BenchOp>,
+    /// Also time the core encoder on a single thread (CPU backend, with
+    /// encode in --ops).
     #[arg(long)]
     single_thread: bool,
     /// Where to run.
@@ -101,6 +114,7 @@ fn bpc(a: BpcBenchArgs) -> CliResult {
         modes,
         repeats: a.repeats,
         single_thread: a.single_thread,
+        ops: a.ops,
     };
     let bar = ProgressBar::new_spinner();
     let results = bpc_bench::run(&config, &backend, |m| bar.set_message(m.to_owned()))?;

@@ -1,0 +1,344 @@
+// BPC-PaCo encoder for 2 passes per bitplane, the plane-map form: body of
+// bpc_encode64_2pass.comp (BPC_TWO_PASS, BPC_MAX_ROWS 64). Same bytes as
+// common/bpc_encode.glsl and core lanes_encode.rs, which remains the
+// reference; what differs is where a step finds its state. Same bindings
+// and push constants as common/bpc_encode.glsl (the host drives both
+// alike).
+//
+// Maps: in 2-pass mode every insignificant coefficient codes its
+// significance in every bitplane's SPP, so the significance state is a
+// function of the magnitudes: before bitplane j's SPP the significant
+// coefficients are exactly those with |v| >> (j + 1) != 0 (and those are
+// what bitplane j's MRP refines), after it those with |v| >> j != 0. Each
+// bitplane j therefore starts by reading the codeblock's coefficients once
+// into a lane-mask map of bit j of every magnitude (bpc_bits, one ballot
+// per row and parity) and updating "significant before bitplane j"
+// (bpc_above = the previous bitplane's bpc_above | bpc_bits). Its SPP and
+// MRP then only read those two maps and the sign map (loaded once per
+// codeblock) and store nothing to shared memory. So there is no
+// significance, refinement or pending map, and no per-row write-back.
+//
+// Against the map-based body this moves the coefficient loads out of the
+// passes (one read per bitplane instead of one per pass, eight loads in
+// flight instead of two per row on the step chain), and replaces the SPP's
+// "newly significant" ballot by an AND of two team words. The step itself
+// is the lean one: team-word significance and sign contexts
+// (bpc_sig_context_sliced, bpc_sign_words in common/bpc.glsl), the slot
+// prefix mask and the emit limit computed once per codeblock, no "opened"
+// flag. H200, 8192^2, 2-pass encode: -11% against the map-based body, 58
+// registers as measured in the experiment (docs/perf-notes.md).
+//
+// As in common/bpc_encode.glsl, main checks each codeblock's region against
+// the coefficient buffer once (bpc_region_ok) and the loads carry no bound.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_EXT_shader_16bit_storage : require
+
+layout(local_size_x = 32) in;
+
+layout(set = 0, binding = 0) readonly buffer Coefficients { int coefficients[]; };
+layout(set = 0, binding = 1) readonly buffer Blocks { uvec4 blocks[]; };
+layout(set = 0, binding = 2) readonly buffer Tables { uint bpc_tables[]; };
+layout(set = 0, binding = 3) readonly buffer Tops { uint tops[]; };
+layout(set = 0, binding = 4) readonly buffer Caps { uint caps[]; };
+layout(set = 0, binding = 5) readonly buffer ScratchOffsets { uint scratch_offsets[]; };
+layout(set = 0, binding = 6) writeonly buffer Scratch { uint16_t scratch[]; };
+// Codewords per codeblock (scanned to stream offsets afterwards).
+layout(set = 0, binding = 7) writeonly buffer Counts { uint counts[]; };
+// 0 = coded; see BPC_STATUS_* for the rest.
+layout(set = 0, binding = 8) buffer Status { uint status[]; };
+
+layout(push_constant) uniform Params {
+    uint block_count;
+    uint three_pass;
+} params;
+
+#define BPC_WITH_TABLES
+#define BPC_ENCODER
+#define BPC_PLANE_MAPS
+#include "bpc.glsl"
+
+#define BPC_STATUS_OVERFLOW 3u
+
+// A lane's slot before it reserves one: no emit limit admits it (the limit
+// is below the scratch buffer's length, which is below 2^32 - 1), so the
+// codeblock's final flush needs no "ever reserved" flag.
+#define NO_SLOT 0xFFFFFFFFu
+
+// Per-invocation state of this lane's arithmetic coder (core coder.rs).
+uint ac_low = 0u;
+uint ac_size = 0u;
+uint ac_slot = NO_SLOT;
+// Slots reserved by the team so far (the same in every lane).
+uint ac_next = 0u;
+uint scratch_base = 0u;
+// Slots below it are inside both the codeblock's capacity and the scratch
+// buffer (scratch_base + slot < scratch.length(), without a wrap), found
+// once per codeblock instead of two bounds per codeword.
+uint emit_limit = 0u;
+// The lanes before this one: a slot is the count of those that need one.
+uint lanes_below = 0u;
+
+void emit(uint slot, uint value) {
+    if (slot < emit_limit) {
+        scratch[scratch_base + slot] = uint16_t(value);
+    }
+}
+
+// One phase: the exhausted visiting lanes take slots in lane order (team
+// ballot + prefix popcount), then every visiting lane codes its symbol.
+// Uniform control flow only.
+void encode_phase(bool visit, bool symbol, uint p, uint lane) {
+    bool need = visit && ac_size == 0u;
+    uint need_mask = bpc_team_ballot(need);
+    if (need) {
+        ac_slot = ac_next + bitCount(need_mask & lanes_below);
+        ac_low = 0u;
+        ac_size = 0xFFFFu;
+    }
+    ac_next += uint(bitCount(need_mask));
+    if (visit) {
+        uint f = bpc_split(ac_size, p);
+        if (symbol) {
+            ac_low += f + 1u;
+            ac_size -= f + 1u;
+        } else {
+            ac_size = f;
+        }
+        if (ac_size == 0u) {
+            emit(ac_slot, ac_low);
+        }
+    }
+}
+
+uint base;
+uint stride;
+uint width;
+// bpc_present of the codeblock's two column parities.
+uvec2 present;
+
+// The SPP's row window (the registers are common/bpc.glsl's): rows y - 1
+// (suffix a), y (c) and y + 1 (b) of the significance and sign maps,
+// team-uniform, plus bit j of row y. Row y - 1 is already coded (its
+// significance is bpc_above | bpc_bits), rows y and y + 1 are not yet
+// (bpc_above); only row y changes during its steps, and nothing is written
+// back: the next bitplane rebuilds the maps.
+uvec2 bpc_bits_c;
+
+// Words 2y and 2y + 1 of a map, zero below the codeblock.
+#define BPC_ROW(map, y, height) \
+    ((y) < (height) ? uvec2(map[2u * min((y), BPC_MAX_ROWS - 1u)], \
+                            map[2u * min((y), BPC_MAX_ROWS - 1u) + 1u]) : uvec2(0u))
+
+// The window at row 0, at the start of an SPP.
+void bpc_window_start(uint height) {
+    bpc_sig_a = uvec2(0u);
+    bpc_neg_a = uvec2(0u);
+    bpc_sig_c = BPC_ROW(bpc_above, 0u, height);
+    bpc_neg_c = BPC_ROW(bpc_negative, 0u, height);
+    bpc_bits_c = BPC_ROW(bpc_bits, 0u, height);
+    bpc_sig_b = BPC_ROW(bpc_above, 1u, height);
+    bpc_neg_b = BPC_ROW(bpc_negative, 1u, height);
+}
+
+// Moves the window from row y to row y + 1.
+void bpc_window_next(uint y, uint height) {
+    bpc_sig_a = bpc_sig_c;
+    bpc_neg_a = bpc_neg_c;
+    bpc_sig_c = bpc_sig_b;
+    bpc_neg_c = bpc_neg_b;
+    bpc_bits_c = BPC_ROW(bpc_bits, y + 1u, height);
+    bpc_sig_b = BPC_ROW(bpc_above, y + 2u, height);
+    bpc_neg_b = BPC_ROW(bpc_negative, y + 2u, height);
+}
+
+// |v| of this lane's coefficient at row y, column parity x; 0 where absent
+// or below the codeblock. main checked the codeblock's region (rows below
+// height, columns below width) against the buffer, so the load needs no
+// bound of its own.
+uint magnitude(uint y, uint x, uint height, uint lane) {
+    uint c = 2u * lane + x;
+    if (y >= height || c >= width) {
+        return 0u;
+    }
+    int v = coefficients[base + y * stride + c];
+    return uint(v < 0 ? -v : v);
+}
+
+// Puts this lane's bit j into word r of bpc_bits. Uniform control flow
+// only. With one subgroup per team its lane 0 stores the ballot; with
+// narrower subgroups each ORs its part into the word (cleared by
+// start_bitplane).
+void put_bits(uint r, uint m, uint j, uint lane) {
+    uint bits = subgroupBallot(((m >> j) & 1u) != 0u).x;
+    if (gl_NumSubgroups == 1u) {
+        if (lane == 0u) {
+            bpc_bits[r] = bits;
+        }
+    } else if (subgroupElect()) {
+        atomicOr(bpc_bits[r], bits << (gl_SubgroupID * gl_SubgroupSize));
+    }
+}
+
+// Bitplane j's maps and probabilities. Uniform control flow only.
+void start_bitplane(uint group, uint j, bool first, uint height, uint lane) {
+    barrier(); // the previous bitplane's passes are done with the maps
+    // Significant before bitplane j: before bitplane j + 1 or bit j + 1
+    // set (nothing before the top bitplane). The previous bits are then
+    // cleared for the subgroups that OR theirs in.
+    for (uint i = lane; i < 2u * height; i += BPC_LANES) {
+        bpc_above[i] = first ? 0u : (bpc_above[i] | bpc_bits[i]);
+        bpc_bits[i] = 0u;
+    }
+    if (lane < BPC_ROW_LEN) {
+        uint at = group * BPC_GROUP_LEN + j * BPC_ROW_LEN + lane;
+        bpc_plane[lane] = (j < BPC_TABLE_BITPLANES && at < uint(bpc_tables.length())) ? bpc_tables[at] & 127u : 64u;
+    }
+    barrier();
+    // Four rows at a time, their eight loads issued before any is used.
+    for (uint y = 0u; y < height; y += 4u) {
+        uint m0 = magnitude(y, 0u, height, lane);
+        uint m1 = magnitude(y, 1u, height, lane);
+        uint m2 = magnitude(y + 1u, 0u, height, lane);
+        uint m3 = magnitude(y + 1u, 1u, height, lane);
+        uint m4 = magnitude(y + 2u, 0u, height, lane);
+        uint m5 = magnitude(y + 2u, 1u, height, lane);
+        uint m6 = magnitude(y + 3u, 0u, height, lane);
+        uint m7 = magnitude(y + 3u, 1u, height, lane);
+        uint r = 2u * y;
+        put_bits(r, m0, j, lane);
+        put_bits(r + 1u, m1, j, lane);
+        if (y + 1u < height) {
+            put_bits(r + 2u, m2, j, lane);
+            put_bits(r + 3u, m3, j, lane);
+        }
+        if (y + 2u < height) {
+            put_bits(r + 4u, m4, j, lane);
+            put_bits(r + 5u, m5, j, lane);
+        }
+        if (y + 3u < height) {
+            put_bits(r + 6u, m6, j, lane);
+            put_bits(r + 7u, m7, j, lane);
+        }
+    }
+    barrier();
+}
+
+// Step (y, x) of bitplane j's SPP on the row window (common/bpc.glsl).
+// The steps are functions rather than an inner loop over x to keep
+// lavapipe's loop budget (see bpc_team_ballot in common/bpc.glsl) for rows.
+void significance_step(uint x, uint lane) {
+    uint cand = present[x] & ~bpc_sig_c[x];
+    if (cand == 0u) {
+        return;
+    }
+    // Phase A.
+    bool mine = bpc_bit(cand, lane) != 0u;
+    uint ctx = bpc_sig_context_sliced(x, lane);
+    uint bits = bpc_bits_c[x];
+    encode_phase(mine, bpc_bit(bits, lane) != 0u, bpc_plane[BPC_SIG + ctx], lane);
+    uint newly = cand & bits;
+    // Phase B: signs of the lanes that became significant (the sign context
+    // sees the row before this step's update, like core).
+    if (newly != 0u) {
+        uvec3 sw = bpc_sign_words(x);
+        uint k = bpc_bit(sw.x, lane) | bpc_bit(sw.y, lane) << 1;
+        bool symbol = bpc_bit(sw.z, lane) != 0u;
+        encode_phase(bpc_bit(newly, lane) != 0u, symbol, bpc_plane[BPC_SIGN + k], lane);
+    }
+    bpc_sig_c[x] |= newly;
+}
+
+void refinement_step(uint visit, uint bits, uint lane) {
+    if (visit != 0u) {
+        encode_phase(bpc_bit(visit, lane) != 0u, bpc_bit(bits, lane) != 0u, bpc_plane[BPC_REF], lane);
+    }
+}
+
+// Bitplane j: its SPP, then its MRP.
+void code_bitplane(uint height, uint lane) {
+    bpc_window_start(height);
+    for (uint y = 0u; y < height; y++) {
+        significance_step(0u, lane);
+        significance_step(1u, lane);
+        bpc_window_next(y, height);
+    }
+    for (uint y = 0u; y < height; y++) {
+        uint r = 2u * y;
+        uvec2 visit = uvec2(bpc_above[r], bpc_above[r + 1u]);
+        uvec2 bits = uvec2(bpc_bits[r], bpc_bits[r + 1u]);
+        refinement_step(visit.x, bits.x, lane);
+        refinement_step(visit.y, bits.y, lane);
+    }
+}
+
+// Marks this lane's negative coefficients of row y < height, parity x
+// (the region is checked, as for magnitude).
+void load_signs(uint y, uint x, uint lane) {
+    uint c = 2u * lane + x;
+    if (c < width && coefficients[base + y * stride + c] < 0) {
+        atomicOr(bpc_negative[2u * y + x], 1u << lane);
+    }
+}
+
+void main() {
+    uint lane = bpc_lane();
+    lanes_below = (1u << lane) - 1u;
+    bpc_team_init();
+    // Codeblocks beyond the grid size loop; the condition is per workgroup.
+    for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
+        uvec4 d = blocks[b];
+        uint top = tops[b];
+        if (!bpc_descriptor_ok(d) || top > BPC_MAX_BITPLANE
+            || !bpc_region_ok(d, uint(coefficients.length()))) {
+            // Empty, or refused by bpc_measure.comp (which set the status;
+            // it refuses a region outside the buffer too, checked again
+            // here because every coefficient load below relies on it).
+            if (lane == 0u) {
+                counts[b] = 0u;
+            }
+            continue;
+        }
+        base = d.x;
+        stride = d.y;
+        width = bpc_width(d);
+        present = uvec2(bpc_present(width, 0u), bpc_present(width, 1u));
+        uint height = bpc_height(d);
+        uint group = bpc_group(d);
+        uint cap = caps[b];
+        scratch_base = scratch_offsets[b];
+        uint scratch_len = uint(scratch.length());
+        emit_limit = scratch_base <= scratch_len ? min(cap, scratch_len - scratch_base) : 0u;
+        ac_low = 0u;
+        ac_size = 0u;
+        ac_slot = NO_SLOT;
+        ac_next = 0u;
+
+        barrier(); // the previous codeblock is done with the sign map
+        for (uint i = lane; i < 2u * height; i += BPC_LANES) {
+            bpc_negative[i] = 0u;
+        }
+        barrier();
+        for (uint y = 0u; y < height; y++) {
+            load_signs(y, 0u, lane);
+            load_signs(y, 1u, lane);
+        }
+        // start_bitplane's first barrier publishes the sign map.
+
+        for (uint i = 0u; i <= top; i++) {
+            uint j = top - i;
+            start_bitplane(group, j, i == 0u, height, lane);
+            code_bitplane(height, lane);
+        }
+        emit(ac_slot, ac_low);
+        if (lane == 0u) {
+            // Read again rather than held in a register through the passes.
+            uint cap = caps[b];
+            bool overflow = ac_next > cap;
+            counts[b] = overflow ? 0u : ac_next;
+            if (overflow) {
+                status[b] = BPC_STATUS_OVERFLOW;
+            }
+        }
+    }
+}
