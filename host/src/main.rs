@@ -7,6 +7,14 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     default_sigpipe();
+    // The main thread is one of the pool's workers instead of waiting for
+    // them: one thread fewer to start, and a parallel stage starts on this
+    // thread at once instead of after a wake-up (small images run many
+    // short stages). The pool's size still follows RAYON_NUM_THREADS. An
+    // error means a pool exists already, which is as good.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build_global();
     let cli = wavelane::cli::Cli::parse();
     match wavelane::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
