@@ -218,16 +218,16 @@ impl Trainer {
         self.mode
     }
 
-    /// Adds `other`'s counts to these.
+    /// Adds `other`'s counts to these (flat slices, so that the adds
+    /// vectorize).
     fn add(&mut self, other: &Trainer) {
-        for (a, b) in self
+        let theirs = other.cells.as_flattened().as_flattened().as_flattened();
+        let mine = self
             .cells
-            .iter_mut()
-            .flatten()
-            .flatten()
-            .flatten()
-            .zip(other.cells.iter().flatten().flatten().flatten())
-        {
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_flattened_mut();
+        for (a, b) in mine.iter_mut().zip(theirs) {
             a.0 += b.0;
             a.1 += b.1;
         }
@@ -245,13 +245,22 @@ impl Trainer {
         batch: &CodeblockBatch,
         every: usize,
     ) -> Result<(), BpcError> {
-        let which: Vec<BlockSymbols> = (0..batch.len())
-            .map(|i| match sampled(i, every) {
-                true => BlockSymbols::All,
-                false => BlockSymbols::None,
-            })
-            .collect();
-        self.add_batch_selected(batch, &which)
+        if let Some(counted) = Self::count(self.mode, batch, &sample_selection(batch, every))? {
+            self.add(&counted);
+        }
+        Ok(())
+    }
+
+    /// A trainer for `mode` that counted the symbols of about one codeblock
+    /// in `every` of `batch` ([`Trainer::add_batch_sampled`] into a new
+    /// trainer, without the new trainer's 170 KB to zero and add into).
+    pub fn of_batch_sampled(
+        mode: Mode,
+        batch: &CodeblockBatch,
+        every: usize,
+    ) -> Result<Self, BpcError> {
+        let counted = Self::count(mode, batch, &sample_selection(batch, every))?;
+        Ok(counted.unwrap_or_else(|| Trainer::new(mode)))
     }
 
     /// Counts, of every codeblock `i` of `batch`, the symbols `which[i]`
@@ -264,6 +273,19 @@ impl Trainer {
         batch: &CodeblockBatch,
         which: &[BlockSymbols],
     ) -> Result<(), BpcError> {
+        if let Some(counted) = Self::count(self.mode, batch, which)? {
+            self.add(&counted);
+        }
+        Ok(())
+    }
+
+    /// The counts of [`Trainer::add_batch_selected`] in a trainer of their
+    /// own (`None` where `which` selects nothing).
+    fn count(
+        mode: Mode,
+        batch: &CodeblockBatch,
+        which: &[BlockSymbols],
+    ) -> Result<Option<Trainer>, BpcError> {
         batch.validate()?;
         if which.len() != batch.len() {
             return Err(BpcError::Mismatch(format!(
@@ -272,7 +294,6 @@ impl Trainer {
                 batch.len()
             )));
         }
-        let mode = self.mode;
         let uniform = ProbabilityTables::uniform(mode);
         // One trainer (about 170 KB, zeroed and merged) per pool thread
         // that counts, made when it first does, rather than one per rayon
@@ -313,12 +334,16 @@ impl Trainer {
                 })?;
                 Ok::<_, BpcError>(())
             })?;
-        for t in per_thread {
-            if let Some(t) = t.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                self.add(&t);
+        let mut counted = per_thread
+            .into_iter()
+            .filter_map(|t| t.into_inner().unwrap_or_else(|e| e.into_inner()));
+        let first = counted.next();
+        Ok(first.map(|mut all| {
+            for t in counted {
+                all.add(&t);
             }
-        }
-        Ok(())
+            all
+        }))
     }
 
     /// The tables: per cell the [`cheapest_probability`] of its counts (64
@@ -381,6 +406,17 @@ pub fn symbol_bits(p: u8) -> (f64, f64) {
 pub fn code_length(zeros: u64, total: u64, p: u8) -> f64 {
     let (zero, one) = symbol_bits(p);
     zeros as f64 * zero + (total - zeros) as f64 * one
+}
+
+/// One entry per codeblock of `batch`: all its symbols where [`sampled`]
+/// picks it (one block in about `every`), none elsewhere.
+fn sample_selection(batch: &CodeblockBatch, every: usize) -> Vec<BlockSymbols> {
+    (0..batch.len())
+        .map(|i| match sampled(i, every) {
+            true => BlockSymbols::All,
+            false => BlockSymbols::None,
+        })
+        .collect()
 }
 
 /// The 7-bit probability that codes `zeros` zeros among `total` symbols in

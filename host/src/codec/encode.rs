@@ -443,8 +443,7 @@ fn front(
         _ => None,
     };
     if let Some(every) = sample {
-        let mut trainer = crate::bpc::train::Trainer::new(header.mode());
-        trainer.add_batch_sampled(&batch, every)?;
+        let trainer = crate::bpc::train::Trainer::of_batch_sampled(header.mode(), &batch, every)?;
         let scale = sample_scale(&batch, every);
         header.tables = tables::fitted(&header.tables, &trainer, options.table_row_offset, &scale);
     }
