@@ -25,36 +25,12 @@
 // is the lean one: team-word significance and sign contexts
 // (bpc_sig_context_sliced, bpc_sign_words in common/bpc.glsl), the slot
 // prefix mask and the emit limit computed once per codeblock, no "opened"
-// flag. H200, 8192^2, 2-pass encode: -11% against the map-based body, 58
-// registers as measured in the experiment (docs/perf-notes.md).
+// flag. H200, 8192^2, 2-pass encode: -15% against the map-based body, 61
+// registers (docs/perf-notes.md).
 //
 // As in common/bpc_encode.glsl, main checks each codeblock's region against
 // the coefficient buffer once (bpc_region_ok) and the loads carry no bound.
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_EXT_shader_16bit_storage : require
-
-layout(local_size_x = 32) in;
-
-layout(set = 0, binding = 0) readonly buffer Coefficients { int coefficients[]; };
-layout(set = 0, binding = 1) readonly buffer Blocks { uvec4 blocks[]; };
-layout(set = 0, binding = 2) readonly buffer Tables { uint bpc_tables[]; };
-layout(set = 0, binding = 3) readonly buffer Tops { uint tops[]; };
-layout(set = 0, binding = 4) readonly buffer Caps { uint caps[]; };
-layout(set = 0, binding = 5) readonly buffer ScratchOffsets { uint scratch_offsets[]; };
-layout(set = 0, binding = 6) writeonly buffer Scratch { uint16_t scratch[]; };
-// Codewords per codeblock (scanned to stream offsets afterwards).
-layout(set = 0, binding = 7) writeonly buffer Counts { uint counts[]; };
-// 0 = coded; see BPC_STATUS_* for the rest.
-layout(set = 0, binding = 8) buffer Status { uint status[]; };
-
-layout(push_constant) uniform Params {
-    uint block_count;
-    uint three_pass;
-} params;
-
-#define BPC_WITH_TABLES
-#define BPC_ENCODER
+#include "bpc_encode_bindings.glsl"
 #define BPC_PLANE_MAPS
 #include "bpc.glsl"
 
