@@ -302,6 +302,89 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
     }
 }
 
+/// The encoder shaders and the tables' mode each is given.
+const BPC_ENCODERS: [(&Shader, Mode); 3] = [
+    (&shaders::BPC_ENCODE, Mode::ThreePass),
+    (&shaders::BPC_ENCODE64, Mode::ThreePass),
+    (&shaders::BPC_ENCODE64_2PASS, Mode::TwoPass),
+];
+
+/// One direct dispatch of an encoder shader for one codeblock `d` over
+/// `coefficients`, with a scratch of [`GUARD`] halves; returns the scratch
+/// and the codeword count.
+fn dispatch_bpc_encode(
+    gpu: &Arc<Gpu>,
+    (shader, mode): (&'static Shader, Mode),
+    coefficients: &[i32],
+    d: [u32; 4],
+) -> (Vec<u16>, u32) {
+    let tables = bpc_gpu::flatten_tables(ProbabilityTables::reference(mode));
+    let coefficients = gpu.upload(coefficients).unwrap();
+    let blocks = gpu.upload(&d).unwrap();
+    let tables = gpu.upload(&tables).unwrap();
+    // The top bitplane bpc_measure would have found for these magnitudes
+    // (below 2^10), a capacity far above what 64 coefficients need.
+    let tops = gpu.upload(&[9u32]).unwrap();
+    let caps = gpu.upload(&[3000u32]).unwrap();
+    let offsets = gpu.upload(&[0u32]).unwrap();
+    let scratch = gpu.upload(&vec![GUARD as u16; 4000]).unwrap();
+    let counts = gpu.upload(&[0xdead_beefu32]).unwrap();
+    let status = gpu.upload(&[0u32]).unwrap();
+    gpu.run(&[Dispatch::new(shader, [1, 1, 1])
+        .buffer(&coefficients)
+        .buffer(&blocks)
+        .buffer(&tables)
+        .buffer(&tops)
+        .buffer(&caps)
+        .buffer(&offsets)
+        .buffer(&scratch)
+        .buffer(&counts)
+        .buffer(&status)
+        .push(&[1, (mode == Mode::ThreePass) as u32])])
+        .unwrap();
+    (
+        gpu.download(&scratch).unwrap(),
+        gpu.download(&counts).unwrap()[0],
+    )
+}
+
+/// The encoders load coefficients without a bound per load, relying on one
+/// region check per codeblock (`bpc_region_ok`, common/bpc.glsl). The host
+/// never hands them such a region (bpc_measure refuses it first), so this
+/// drives them directly: regions past the end of the coefficient buffer or
+/// whose 32-bit index arithmetic wraps must be refused (no codeword, not a
+/// scratch half written), and the last region that fits must be coded.
+#[test]
+fn gpu_bpc_encode_shader_refuses_regions_outside_the_buffer() {
+    let gpu = gpu();
+    let len = 4096usize;
+    let coefficients: Vec<i32> = (0..len as i32).map(|i| (i * 37 % 1000) - 500).collect();
+    let desc = |offset: u32, stride: u32, w: u32, h: u32| [offset, stride, w | h << 8 | 3 << 20, 0];
+    let refused = [
+        desc((len - 100) as u32, 64, 64, 64),
+        desc((len - 63) as u32, 64, 64, 1),
+        desc(u32::MAX - 40, 64, 64, 64),
+        desc(0x8000_0000, 0x8000_0000, 64, 4),
+        desc(0, 0x4000_0001, 64, 5),
+    ];
+    for &(shader, mode) in &BPC_ENCODERS {
+        for d in refused {
+            let (scratch, count) = dispatch_bpc_encode(&gpu, (shader, mode), &coefficients, d);
+            assert_eq!(count, 0, "{}: descriptor {d:?} coded", shader.name);
+            if let Some(i) = scratch.iter().position(|&v| v != GUARD as u16) {
+                panic!(
+                    "{}: descriptor {d:?} wrote {:#x} at {i}",
+                    shader.name, scratch[i]
+                );
+            }
+        }
+        let fits = desc((len - 64) as u32, 64, 64, 1);
+        let (scratch, count) = dispatch_bpc_encode(&gpu, (shader, mode), &coefficients, fits);
+        assert!(count > 0, "{}: descriptor {fits:?} refused", shader.name);
+        assert!(scratch[..count as usize].iter().any(|&v| v != GUARD as u16));
+    }
+}
+
 // ------------------------------------------------------------ VLE
 
 /// Files that parse but whose data is hostile: flipped data bits (codes
