@@ -579,23 +579,19 @@ fn encode_image(
     // thread beside the entropy stage rather than serially after it. Pass
     // ends without decreases need no weights (`rate_points`), and the
     // entropy stage gets both threads.
-    let coded = if needs == entropy::Records::PassEnds {
-        entropy::encode(&header, &mut batch, &shifts, needs, backend)
-    } else {
-        let (coded, ()) = rayon::join(
-            || entropy::encode(&header, &mut batch, &shifts, needs, backend),
-            || {
-                let mut seen = Vec::new();
-                for b in &blocks {
-                    if !seen.contains(&(b.level, b.orientation)) {
-                        seen.push((b.level, b.orientation));
-                        subband_energy(header.wavelet, b.level as u32, b.orientation);
-                    }
+    let weighed = needs != entropy::Records::PassEnds;
+    let (coded, ()) = rayon::join(
+        || entropy::encode(&header, &mut batch, &shifts, needs, backend),
+        || {
+            let mut seen = Vec::new();
+            for b in blocks.iter().filter(|_| weighed) {
+                if !seen.contains(&(b.level, b.orientation)) {
+                    seen.push((b.level, b.orientation));
+                    subband_energy(header.wavelet, b.level as u32, b.orientation);
                 }
-            },
-        );
-        coded
-    };
+            }
+        },
+    );
     let mut coded = coded?;
     let mut points = rate_points(&header, &blocks, &coded, &shifts, real.as_deref());
     let fit_lossy = options.tables == TableChoice::Default
