@@ -144,6 +144,23 @@ fn gpu_bpc_decode_hostile_streams_match_cpu_and_stay_in_their_codeblocks() {
     });
 }
 
+/// A BPC-PaCo codeblock descriptor as the shaders read it (group 3).
+fn bpc_desc(offset: u32, stride: u32, w: u32, h: u32) -> [u32; 4] {
+    [offset, stride, w | h << 8 | 3 << 20, 0]
+}
+
+/// Descriptors of regions that run past the end of a coefficient buffer of
+/// `len` values, or whose 32-bit index arithmetic wraps.
+fn regions_outside(len: usize) -> [[u32; 4]; 5] {
+    [
+        bpc_desc((len - 100) as u32, 64, 64, 64),
+        bpc_desc((len - 63) as u32, 64, 64, 1),
+        bpc_desc(u32::MAX - 40, 64, 64, 64),
+        bpc_desc(0x8000_0000, 0x8000_0000, 64, 4),
+        bpc_desc(0, 0x4000_0001, 64, 5),
+    ]
+}
+
 /// The decoder shaders, the codeblock rows each holds and the tables' mode
 /// each is given (the 2-pass build codes 2-pass tables only).
 const BPC_DECODERS: [(&Shader, u32, Mode); 3] = [
@@ -193,38 +210,37 @@ fn dispatch_bpc_decode(
 fn gpu_bpc_decode_shader_bounds_hostile_descriptors() {
     let gpu = gpu();
     let len = 4096usize;
-    let desc = |offset: u32, stride: u32, w: u32, h: u32| [offset, stride, w | h << 8 | 3 << 20, 0];
     // (descriptor, stream, region the descriptor may write: offset, stride, w, h)
     type Region = (usize, usize, usize, usize);
     let cases: Vec<([u32; 4], [u32; 4], Option<Region>)> = vec![
         (
-            desc(100, 64, 64, 16),
+            bpc_desc(100, 64, 64, 16),
             [0, u32::MAX, 27, u32::MAX],
             Some((100, 64, 64, 16)),
         ),
-        (desc(100, 64, 0, 16), [0, 10, 27, 100], None),
-        (desc(100, 64, 65, 16), [0, 10, 27, 100], None),
-        (desc(100, 64, 64, 0), [0, 10, 27, 100], None),
-        (desc(100, 10, 64, 4), [0, 10, 27, 100], None),
-        (desc(100, 64, 64, 257), [0, 10, 27, 100], None),
+        (bpc_desc(100, 64, 0, 16), [0, 10, 27, 100], None),
+        (bpc_desc(100, 64, 65, 16), [0, 10, 27, 100], None),
+        (bpc_desc(100, 64, 64, 0), [0, 10, 27, 100], None),
+        (bpc_desc(100, 10, 64, 4), [0, 10, 27, 100], None),
+        (bpc_desc(100, 64, 64, 257), [0, 10, 27, 100], None),
         // Valid for the 256-row shader only.
         (
-            desc(0, 32, 16, 100),
+            bpc_desc(0, 32, 16, 100),
             [0, 100, 27, 1000],
             Some((0, 32, 16, 100)),
         ),
         (
-            desc(200, 64, 64, 4),
+            bpc_desc(200, 64, 64, 4),
             [u32::MAX - 3, u32::MAX, 27, 1000],
             Some((200, 64, 64, 4)),
         ),
         (
-            desc(300, 64, 64, 4),
+            bpc_desc(300, 64, 64, 4),
             [0, 100, 28, 1000],
             Some((300, 64, 64, 4)),
         ),
         (
-            desc(300, 64, 64, 4),
+            bpc_desc(300, 64, 64, 4),
             [0, 100, 0xff, 1000],
             Some((300, 64, 64, 4)),
         ),
@@ -263,15 +279,7 @@ fn gpu_bpc_decode_shader_bounds_hostile_descriptors() {
 fn gpu_bpc_decode_shader_regions_never_wrap() {
     let gpu = gpu();
     let len = 4096usize;
-    let desc = |offset: u32, stride: u32, w: u32, h: u32| [offset, stride, w | h << 8 | 3 << 20, 0];
     let packed: Vec<u32> = (0..500u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-    let end_cases = [
-        desc((len - 100) as u32, 64, 64, 64),
-        desc((len - 63) as u32, 64, 64, 1),
-        desc(u32::MAX - 40, 64, 64, 64),
-        desc(0x8000_0000, 0x8000_0000, 64, 4),
-        desc(0, 0x4000_0001, 64, 5),
-    ];
     // One codeblock with a plausible stream, through one decoder build.
     let decode_one = |shader, mode, d| {
         dispatch_bpc_decode(
@@ -283,7 +291,7 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
             &packed,
         )
     };
-    for d in end_cases {
+    for d in regions_outside(len) {
         for &(shader, _, mode) in &BPC_DECODERS {
             let (out, summary) = decode_one(shader, mode, d);
             if let Some(i) = out.iter().position(|&v| v != GUARD) {
@@ -293,7 +301,7 @@ fn gpu_bpc_decode_shader_regions_never_wrap() {
         }
     }
     // The last region that fits exactly is decoded.
-    let d = desc((len - 64) as u32, 64, 64, 1);
+    let d = bpc_desc((len - 64) as u32, 64, 64, 1);
     for &(shader, _, mode) in &BPC_DECODERS {
         let (out, summary) = decode_one(shader, mode, d);
         assert!(summary[2] <= 3, "descriptor {d:?} refused: {summary:?}");
@@ -359,16 +367,8 @@ fn gpu_bpc_encode_shader_refuses_regions_outside_the_buffer() {
     let gpu = gpu();
     let len = 4096usize;
     let coefficients: Vec<i32> = (0..len as i32).map(|i| (i * 37 % 1000) - 500).collect();
-    let desc = |offset: u32, stride: u32, w: u32, h: u32| [offset, stride, w | h << 8 | 3 << 20, 0];
-    let refused = [
-        desc((len - 100) as u32, 64, 64, 64),
-        desc((len - 63) as u32, 64, 64, 1),
-        desc(u32::MAX - 40, 64, 64, 64),
-        desc(0x8000_0000, 0x8000_0000, 64, 4),
-        desc(0, 0x4000_0001, 64, 5),
-    ];
     for &(shader, mode) in &BPC_ENCODERS {
-        for d in refused {
+        for d in regions_outside(len) {
             let (scratch, count) = dispatch_bpc_encode(&gpu, (shader, mode), &coefficients, d);
             assert_eq!(count, 0, "{}: descriptor {d:?} coded", shader.name);
             if let Some(i) = scratch.iter().position(|&v| v != GUARD as u16) {
@@ -378,7 +378,7 @@ fn gpu_bpc_encode_shader_refuses_regions_outside_the_buffer() {
                 );
             }
         }
-        let fits = desc((len - 64) as u32, 64, 64, 1);
+        let fits = bpc_desc((len - 64) as u32, 64, 64, 1);
         let (scratch, count) = dispatch_bpc_encode(&gpu, (shader, mode), &coefficients, fits);
         assert!(count > 0, "{}: descriptor {fits:?} refused", shader.name);
         assert!(scratch[..count as usize].iter().any(|&v| v != GUARD as u16));
