@@ -19,6 +19,9 @@ layout(set = 0, binding = 6) writeonly buffer Scratch { uint16_t scratch[]; };
 layout(set = 0, binding = 7) writeonly buffer Counts { uint counts[]; };
 // 0 = coded; see BPC_STATUS_* for the rest.
 layout(set = 0, binding = 8) buffer Status { uint status[]; };
+// The order in which the workgroups take the codeblocks (bpc_order.comp):
+// entry i is the codeblock index; one outside the batch is skipped.
+layout(set = 0, binding = 9) readonly buffer Order { uint order[]; };
 
 layout(push_constant) uniform Params {
     uint block_count;

@@ -262,7 +262,12 @@ void main() {
     lanes_below = (1u << lane) - 1u;
     bpc_team_init();
     // Codeblocks beyond the grid size loop; the condition is per workgroup.
-    for (uint b = gl_WorkGroupID.x; b < params.block_count; b += gl_NumWorkGroups.x) {
+    // They are taken in the order of bpc_order.comp (heaviest first).
+    for (uint i = gl_WorkGroupID.x; i < params.block_count; i += gl_NumWorkGroups.x) {
+        uint b = i < uint(order.length()) ? order[i] : params.block_count;
+        if (b >= params.block_count) {
+            continue;
+        }
         uvec4 d = blocks[b];
         uint top = tops[b];
         if (!bpc_descriptor_ok(d) || top > BPC_MAX_BITPLANE

@@ -282,3 +282,83 @@ fn gpu_tallest_deepest_codeblock_equals_core() {
         }
     });
 }
+
+/// The encoder takes codeblocks heaviest first: `bpc_measure` counts them
+/// per top bitplane and `bpc_order` places them. Driven directly, on
+/// codeblocks of every top bitplane 0..=27, empty ones and one refused
+/// (region outside the buffer): the order is a permutation of the batch by
+/// decreasing M, with the empty and refused codeblocks last.
+#[test]
+fn gpu_codeblock_order_is_by_decreasing_top_bitplane() {
+    use wavelane::backend::gpu::Dispatch;
+    use wavelane::shaders;
+    let gpu = test_gpu();
+    // 4x2 codeblocks at 8-coefficient strides: codeblock i's top bitplane is
+    // (7 * i) % 30, where 28 and 29 stand for an all-zero codeblock.
+    let count = 90usize;
+    let mut coefficients = vec![0i32; count * 8];
+    let mut want_top = Vec::new();
+    for i in 0..count {
+        let t = (7 * i) % 30;
+        if t <= 27 {
+            coefficients[i * 8 + 3] = if i % 2 == 0 { 1 << t } else { -(1 << t) };
+        }
+        want_top.push(if t <= 27 { t as u32 } else { 0xFF });
+    }
+    let mut desc: Vec<u32> = (0..count as u32)
+        .flat_map(|i| [8 * i, 4, 4 | 2 << 8, 0])
+        .collect();
+    // The last codeblock's region runs past the buffer: refused, empty.
+    desc[4 * (count - 1)] = (count * 8 - 2) as u32;
+    want_top[count - 1] = 0xFF;
+    let n = count as u32;
+    let coefficients = gpu.upload(&coefficients).unwrap();
+    let blocks = gpu.upload(&desc).unwrap();
+    let tops = gpu.zeroed::<u32>(n as u64).unwrap();
+    let caps = gpu.zeroed::<u32>(n as u64).unwrap();
+    let offsets = gpu.zeroed::<u32>(n as u64).unwrap();
+    let status = gpu.zeroed::<u32>(n as u64).unwrap();
+    let buckets = gpu.zeroed::<u32>(58).unwrap();
+    let order = gpu.upload(&vec![u32::MAX; count]).unwrap();
+    gpu.run(&[
+        Dispatch::new(&shaders::BPC_MEASURE, [n, 1, 1])
+            .buffer(&coefficients)
+            .buffer(&blocks)
+            .buffer(&tops)
+            .buffer(&caps)
+            .buffer(&offsets)
+            .buffer(&status)
+            .buffer(&buckets)
+            .push(&[n, 1]),
+        // Two workgroups of 64 for 90 codeblocks: places are taken across
+        // workgroups.
+        Dispatch::new(&shaders::BPC_ORDER, [2, 1, 1])
+            .buffer(&tops)
+            .buffer(&buckets)
+            .buffer(&order)
+            .push(&[n]),
+    ])
+    .unwrap();
+    assert_eq!(gpu.download(&tops).unwrap(), want_top);
+    let order = gpu.download(&order).unwrap();
+    let mut seen = order.clone();
+    seen.sort_unstable();
+    assert_eq!(
+        seen,
+        (0..n).collect::<Vec<_>>(),
+        "not a permutation: {order:?}"
+    );
+    // Empty (0xFF) sorts as -1: last.
+    let weight =
+        |b: u32| want_top[b as usize] as i64 - if want_top[b as usize] == 0xFF { 256 } else { 0 };
+    for w in order.windows(2) {
+        assert!(
+            weight(w[0]) >= weight(w[1]),
+            "codeblock {} (top {}) placed before {} (top {}): {order:?}",
+            w[0],
+            want_top[w[0] as usize],
+            w[1],
+            want_top[w[1] as usize]
+        );
+    }
+}

@@ -338,6 +338,7 @@ fn dispatch_bpc_encode(
     let scratch = gpu.upload(&vec![GUARD as u16; 4000]).unwrap();
     let counts = gpu.upload(&[0xdead_beefu32]).unwrap();
     let status = gpu.upload(&[0u32]).unwrap();
+    let order = gpu.upload(&[0u32]).unwrap();
     gpu.run(&[Dispatch::new(shader, [1, 1, 1])
         .buffer(&coefficients)
         .buffer(&blocks)
@@ -348,6 +349,7 @@ fn dispatch_bpc_encode(
         .buffer(&scratch)
         .buffer(&counts)
         .buffer(&status)
+        .buffer(&order)
         .push(&[1, (mode == Mode::ThreePass) as u32])])
         .unwrap();
     (

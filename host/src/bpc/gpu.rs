@@ -4,8 +4,10 @@
 //! Encoding is two submissions:
 //! 1. `bpc_measure` finds `M` and a codeword capacity per codeblock (core
 //!    [`codeword_bound`](wavelane_core::bpc::codeword_bound), so the encoder
-//!    can never overflow), and the scan turns capacities into scratch offsets.
-//!    The host reads back the total to size the scratch buffer.
+//!    can never overflow), and the scan turns capacities into scratch offsets;
+//!    `bpc_order` sorts the codeblocks by decreasing `M` (the coding order:
+//!    heaviest first, so that no heavy codeblock starts last). The host
+//!    reads back the total to size the scratch buffer.
 //! 2. `bpc_encode` codes every codeblock into its scratch region, the scan
 //!    turns codeword counts into stream offsets, and `bpc_pack` gathers the
 //!    codewords into one packed stream.
@@ -25,8 +27,10 @@ use crate::shaders::{self, Shader};
 /// Largest workgroup count the BPC shaders are dispatched with; more
 /// codeblocks are looped over inside the shaders.
 const MAX_GROUPS: u32 = 65535;
-/// Invocations per workgroup of `bpc_pack.comp`.
-const PACK_WORKGROUP: u32 = 256;
+/// Buckets of the encoder's codeblock order (`shaders/common/bpc_order.glsl`).
+const ORDER_BUCKETS: u64 = 29;
+/// Invocations per workgroup of `bpc_order.comp`.
+const ORDER_WORKGROUP: u32 = 64;
 /// Codeword count marking an empty codeblock in the shaders.
 const EMPTY: u32 = 0xFF;
 
@@ -169,18 +173,36 @@ pub fn encode(
     let caps = gpu.zeroed::<u32>(n as u64)?;
     let scratch_offsets = gpu.zeroed::<u32>(n as u64)?;
     let status = gpu.zeroed::<u32>(n as u64)?;
+    let order_buckets = gpu.zeroed::<u32>(2 * ORDER_BUCKETS)?;
+    let order = gpu.zeroed::<u32>(n as u64)?;
     let mut timing = GpuTiming::default();
 
-    // Submission 1: M and capacities, scanned into scratch offsets.
+    // Submission 1: M and capacities, scanned into scratch offsets; the
+    // coding order (heaviest codeblocks first).
     let scan1 = gpu.scan_scratch(n as u32)?;
-    let mut run1 = vec![Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
-        .buffer(&coefficients)
-        .buffer(&blocks)
+    let mut run1 = vec![
+        Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
+            .buffer(&coefficients)
+            .buffer(&blocks)
+            .buffer(&tops)
+            .buffer(&caps)
+            .buffer(&scratch_offsets)
+            .buffer(&status)
+            .buffer(&order_buckets)
+            .push(&[n as u32, tables.min_probability() as u32]),
+        Dispatch::new(
+            &shaders::BPC_ORDER,
+            [
+                (n as u32).div_ceil(ORDER_WORKGROUP).clamp(1, MAX_GROUPS),
+                1,
+                1,
+            ],
+        )
         .buffer(&tops)
-        .buffer(&caps)
-        .buffer(&scratch_offsets)
-        .buffer(&status)
-        .push(&[n as u32, tables.min_probability() as u32])];
+        .buffer(&order_buckets)
+        .buffer(&order)
+        .push(&[n as u32]),
+    ];
     run1.extend(gpu.scan_dispatches(&scratch_offsets, n as u32, &scan1)?);
     timing.add(gpu.run(&run1)?);
     let capacity = total_of(gpu, &scan1.result, &caps, n)?;
@@ -189,8 +211,7 @@ pub fn encode(
     // Submission 2: encode, scan the counts, pack.
     let scratch = gpu.uninit::<u16>(capacity.max(2))?;
     let counts = gpu.zeroed::<u32>(n as u64)?;
-    let packed_words = capacity.div_ceil(2).max(1);
-    let packed = gpu.uninit::<u32>(packed_words)?;
+    let packed = gpu.uninit::<u16>(capacity.max(2))?;
     let scan2 = gpu.scan_scratch(n as u32)?;
     let mut run2 = vec![
         Dispatch::new(build_for(&ENCODER, batch, tables), [groups_for(n), 1, 1])
@@ -203,12 +224,12 @@ pub fn encode(
             .buffer(&scratch)
             .buffer(&counts)
             .buffer(&status)
+            .buffer(&order)
             .push(&[n as u32, three_pass(tables)]),
     ];
     run2.extend(gpu.scan_dispatches(&counts, n as u32, &scan2)?);
-    let pack_groups = (packed_words.div_ceil(PACK_WORKGROUP as u64) as u32).clamp(1, MAX_GROUPS);
     run2.push(
-        Dispatch::new(&shaders::BPC_PACK, [pack_groups, 1, 1])
+        Dispatch::new(&shaders::BPC_PACK, [groups_for(n), 1, 1])
             .buffer(&counts)
             .buffer(&scratch_offsets)
             .buffer(&scratch)
@@ -230,22 +251,22 @@ pub fn encode(
         }
     }
     let total = gpu.download(&scan2.result)?[0] as usize;
+    if total as u64 > capacity {
+        return Err(BpcError::Mismatch(format!(
+            "the GPU encoder reported {total} codewords for a capacity of {capacity}"
+        )));
+    }
     let offsets: Vec<usize> = gpu
         .download(&counts)?
         .into_iter()
         .map(|o| o as usize)
         .chain([total])
         .collect();
-    let words = if total == 0 {
+    let codewords = if total == 0 {
         Vec::new()
     } else {
-        gpu.download(&packed.clone().slice(0..total.div_ceil(2) as u64))?
+        gpu.download(&packed.clone().slice(0..total as u64))?
     };
-    let codewords: Vec<u16> = words
-        .iter()
-        .flat_map(|w| [*w as u16, (w >> 16) as u16])
-        .take(total)
-        .collect();
     let tops = gpu
         .download(&tops)?
         .into_iter()
