@@ -66,11 +66,16 @@
 #if !defined(BPC_ENCODER) || !defined(BPC_TWO_PASS)
 #error "the plane maps are an encoder form for 2 passes per bitplane"
 #endif
+// Two more rows than the codeblock's tallest, kept zero below each
+// codeblock (common/bpc_encode_planes.glsl), so that the row window reads
+// rows y + 1 and y + 2 without a bound.
+#define BPC_MAP_WORDS ((BPC_MAX_ROWS + 2u) * 2u)
 // Significant before bitplane j, |v| >> (j + 1) != 0 (refined in its MRP).
-shared uint bpc_above[BPC_MAX_ROWS * 2u];
+shared uint bpc_above[BPC_MAP_WORDS];
 // Bit j of |v|.
-shared uint bpc_bits[BPC_MAX_ROWS * 2u];
+shared uint bpc_bits[BPC_MAP_WORDS];
 #else
+#define BPC_MAP_WORDS (BPC_MAX_ROWS * 2u)
 shared uint bpc_sig[BPC_MAX_ROWS * 2u];
 #ifndef BPC_ENCODER
 shared uint bpc_refine[BPC_MAX_ROWS * 2u];
@@ -79,7 +84,7 @@ shared uint bpc_refine[BPC_MAX_ROWS * 2u];
 shared uint bpc_pending[BPC_MAX_ROWS * 2u];
 #endif
 #endif
-shared uint bpc_negative[BPC_MAX_ROWS * 2u];
+shared uint bpc_negative[BPC_MAP_WORDS];
 // The probabilities of the current pass's bitplane (one row of the tables).
 shared uint bpc_plane[BPC_ROW_LEN];
 // Team ballots when a subgroup is narrower than the team: two accumulators

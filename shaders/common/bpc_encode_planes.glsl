@@ -55,6 +55,12 @@ uint emit_limit = 0u;
 // The lanes before this one: a slot is the count of those that need one.
 uint lanes_below = 0u;
 
+// Whether this lane's bit of a team word is set: one AND and a test
+// (bpc_bit's shift, AND and test take one more).
+bool lane_in(uint m, uint lane) {
+    return (m & (1u << lane)) != 0u;
+}
+
 void emit(uint slot, uint value) {
     if (slot < emit_limit) {
         scratch[scratch_base + slot] = uint16_t(value);
@@ -64,10 +70,18 @@ void emit(uint slot, uint value) {
 // One phase: the exhausted visiting lanes take slots in lane order (team
 // ballot + prefix popcount), then every visiting lane codes its symbol.
 // Uniform control flow only.
-void encode_phase(bool visit, bool symbol, uint p, uint lane) {
+//
+// A codeword is stored when its lane reserves the next one (or at the
+// codeblock's end), not when it is exhausted: an exhausted lane's low no
+// longer changes until then, so the bytes are the same, each codeword is
+// stored once, and the store shares the reserving lanes' branch instead of
+// a test of its own after every symbol. (The first reservation stores
+// NO_SLOT, which emit refuses.)
+void encode_phase(bool visit, bool symbol, uint p) {
     bool need = visit && ac_size == 0u;
     uint need_mask = bpc_team_ballot(need);
     if (need) {
+        emit(ac_slot, ac_low);
         ac_slot = ac_next + bitCount(need_mask & lanes_below);
         ac_low = 0u;
         ac_size = 0xFFFFu;
@@ -80,9 +94,6 @@ void encode_phase(bool visit, bool symbol, uint p, uint lane) {
             ac_size -= f + 1u;
         } else {
             ac_size = f;
-        }
-        if (ac_size == 0u) {
-            emit(ac_slot, ac_low);
         }
     }
 }
@@ -101,31 +112,33 @@ uvec2 present;
 // back: the next bitplane rebuilds the maps.
 uvec2 bpc_bits_c;
 
-// Words 2y and 2y + 1 of a map, zero below the codeblock.
-#define BPC_ROW(map, y, height) \
-    ((y) < (height) ? uvec2(map[2u * min((y), BPC_MAX_ROWS - 1u)], \
-                            map[2u * min((y), BPC_MAX_ROWS - 1u) + 1u]) : uvec2(0u))
+// Words 2y and 2y + 1 of a map. The maps have two rows more than the
+// tallest codeblock, and rows height and height + 1 of each are zero
+// (cleared per codeblock in main; start_bitplane and put_bits write only
+// rows below the height), so rows y + 1 and y + 2 of a row y < height need
+// no bound.
+#define BPC_ROW(map, y) uvec2(map[2u * (y)], map[2u * (y) + 1u])
 
 // The window at row 0, at the start of an SPP.
-void bpc_window_start(uint height) {
+void bpc_window_start() {
     bpc_sig_a = uvec2(0u);
     bpc_neg_a = uvec2(0u);
-    bpc_sig_c = BPC_ROW(bpc_above, 0u, height);
-    bpc_neg_c = BPC_ROW(bpc_negative, 0u, height);
-    bpc_bits_c = BPC_ROW(bpc_bits, 0u, height);
-    bpc_sig_b = BPC_ROW(bpc_above, 1u, height);
-    bpc_neg_b = BPC_ROW(bpc_negative, 1u, height);
+    bpc_sig_c = BPC_ROW(bpc_above, 0u);
+    bpc_neg_c = BPC_ROW(bpc_negative, 0u);
+    bpc_bits_c = BPC_ROW(bpc_bits, 0u);
+    bpc_sig_b = BPC_ROW(bpc_above, 1u);
+    bpc_neg_b = BPC_ROW(bpc_negative, 1u);
 }
 
 // Moves the window from row y to row y + 1.
-void bpc_window_next(uint y, uint height) {
+void bpc_window_next(uint y) {
     bpc_sig_a = bpc_sig_c;
     bpc_neg_a = bpc_neg_c;
     bpc_sig_c = bpc_sig_b;
     bpc_neg_c = bpc_neg_b;
-    bpc_bits_c = BPC_ROW(bpc_bits, y + 1u, height);
-    bpc_sig_b = BPC_ROW(bpc_above, y + 2u, height);
-    bpc_neg_b = BPC_ROW(bpc_negative, y + 2u, height);
+    bpc_bits_c = BPC_ROW(bpc_bits, y + 1u);
+    bpc_sig_b = BPC_ROW(bpc_above, y + 2u);
+    bpc_neg_b = BPC_ROW(bpc_negative, y + 2u);
 }
 
 // |v| of this lane's coefficient at row y, column parity x; 0 where absent
@@ -164,7 +177,9 @@ void start_bitplane(uint group, uint j, bool first, uint height, uint lane) {
     // cleared for the subgroups that OR theirs in.
     for (uint i = lane; i < 2u * height; i += BPC_LANES) {
         bpc_above[i] = first ? 0u : (bpc_above[i] | bpc_bits[i]);
-        bpc_bits[i] = 0u;
+        if (gl_NumSubgroups != 1u) {
+            bpc_bits[i] = 0u; // a single subgroup stores whole words
+        }
     }
     if (lane < BPC_ROW_LEN) {
         uint at = group * BPC_GROUP_LEN + j * BPC_ROW_LEN + lane;
@@ -209,42 +224,46 @@ void significance_step(uint x, uint lane) {
         return;
     }
     // Phase A.
-    bool mine = bpc_bit(cand, lane) != 0u;
+    bool mine = lane_in(cand, lane);
     uint ctx = bpc_sig_context_sliced(x, lane);
     uint bits = bpc_bits_c[x];
-    encode_phase(mine, bpc_bit(bits, lane) != 0u, bpc_plane[BPC_SIG + ctx], lane);
+    bool one = lane_in(bits, lane);
+    encode_phase(mine, one, bpc_plane[BPC_SIG + ctx]);
     uint newly = cand & bits;
     // Phase B: signs of the lanes that became significant (the sign context
     // sees the row before this step's update, like core).
     if (newly != 0u) {
         uvec3 sw = bpc_sign_words(x);
         uint k = bpc_bit(sw.x, lane) | bpc_bit(sw.y, lane) << 1;
-        bool symbol = bpc_bit(sw.z, lane) != 0u;
-        encode_phase(bpc_bit(newly, lane) != 0u, symbol, bpc_plane[BPC_SIGN + k], lane);
+        bool symbol = lane_in(sw.z, lane);
+        encode_phase(mine && one, symbol, bpc_plane[BPC_SIGN + k]);
     }
     bpc_sig_c[x] |= newly;
 }
 
-void refinement_step(uint visit, uint bits, uint lane) {
+void refinement_step(uint visit, uint bits, uint p, uint lane) {
     if (visit != 0u) {
-        encode_phase(bpc_bit(visit, lane) != 0u, bpc_bit(bits, lane) != 0u, bpc_plane[BPC_REF], lane);
+        encode_phase(lane_in(visit, lane), lane_in(bits, lane), p);
     }
 }
 
 // Bitplane j: its SPP, then its MRP.
 void code_bitplane(uint height, uint lane) {
-    bpc_window_start(height);
+    bpc_window_start();
     for (uint y = 0u; y < height; y++) {
         significance_step(0u, lane);
         significance_step(1u, lane);
-        bpc_window_next(y, height);
+        bpc_window_next(y);
     }
+    // Read once: with narrower subgroups the team ballots' barriers would
+    // make the compiler read it again at every step.
+    uint p = bpc_plane[BPC_REF];
     for (uint y = 0u; y < height; y++) {
         uint r = 2u * y;
         uvec2 visit = uvec2(bpc_above[r], bpc_above[r + 1u]);
         uvec2 bits = uvec2(bpc_bits[r], bpc_bits[r + 1u]);
-        refinement_step(visit.x, bits.x, lane);
-        refinement_step(visit.y, bits.y, lane);
+        refinement_step(visit.x, bits.x, p, lane);
+        refinement_step(visit.y, bits.y, p, lane);
     }
 }
 
@@ -295,9 +314,17 @@ void main() {
         ac_slot = NO_SLOT;
         ac_next = 0u;
 
-        barrier(); // the previous codeblock is done with the sign map
+        barrier(); // the previous codeblock is done with the maps
         for (uint i = lane; i < 2u * height; i += BPC_LANES) {
             bpc_negative[i] = 0u;
+        }
+        // Rows height and height + 1 of every map stay zero for this
+        // codeblock (see BPC_ROW).
+        if (lane < 4u) {
+            uint i = 2u * height + lane;
+            bpc_negative[i] = 0u;
+            bpc_above[i] = 0u;
+            bpc_bits[i] = 0u;
         }
         barrier();
         for (uint y = 0u; y < height; y++) {
