@@ -141,31 +141,29 @@ void bpc_window_next(uint y) {
     bpc_neg_b = BPC_ROW(bpc_negative, y + 2u);
 }
 
-// |v| of this lane's coefficient at row y, column parity x; 0 where absent
-// or below the codeblock. main checked the codeblock's region (rows below
-// height, columns below width) against the buffer, so the load needs no
-// bound of its own.
-uint magnitude(uint y, uint x, uint height, uint lane) {
-    uint c = 2u * lane + x;
-    if (y >= height || c >= width) {
-        return 0u;
-    }
+// |v| of the coefficient at row y < height, column c < width. main
+// checked the codeblock's region (rows below height, columns below width)
+// against the buffer, so the load needs no bound of its own.
+uint magnitude(uint y, uint c) {
     int v = coefficients[base + y * stride + c];
     return uint(v < 0 ? -v : v);
 }
 
-// Puts this lane's bit j into word r of bpc_bits. Uniform control flow
-// only. With one subgroup per team its lane 0 stores the ballot; with
-// narrower subgroups each ORs its part into the word (cleared by
-// start_bitplane).
-void put_bits(uint r, uint m, uint j, uint lane) {
-    uint bits = subgroupBallot(((m >> j) & 1u) != 0u).x;
+// Puts this lane's bit j (jbit = 1 << j) into word r of bpc_bits. Uniform
+// control flow only. With one subgroup per team its lane 0 stores the
+// ballot; with narrower subgroups each ORs its part into the word
+// (cleared by start_bitplane).
+// The lanes of absent columns loaded a present coefficient of their row
+// (see start_bitplane); `present` (bpc_present of the word's parity) drops
+// their bits.
+void put_bits(uint r, uint m, uint jbit, uint present_x, uint lane) {
+    uint bits = subgroupBallot((m & jbit) != 0u).x;
     if (gl_NumSubgroups == 1u) {
         if (lane == 0u) {
-            bpc_bits[r] = bits;
+            bpc_bits[r] = bits & present_x;
         }
     } else if (subgroupElect()) {
-        atomicOr(bpc_bits[r], bits << (gl_SubgroupID * gl_SubgroupSize));
+        atomicOr(bpc_bits[r], (bits << (gl_SubgroupID * gl_SubgroupSize)) & present_x);
     }
 }
 
@@ -186,30 +184,38 @@ void start_bitplane(uint group, uint j, bool first, uint height, uint lane) {
         bpc_plane[lane] = (j < BPC_TABLE_BITPLANES && at < uint(bpc_tables.length())) ? bpc_tables[at] & 127u : 64u;
     }
     barrier();
+    uint jbit = 1u << j;
+    // Every load is inside the codeblock, without a branch: a lane whose
+    // column is absent loads the row's last column, a row below the
+    // codeblock loads its last row (neither is put into the map).
+    uint last = width - 1u;
+    uint c0 = min(2u * lane, last), c1 = min(2u * lane + 1u, last);
+    uint bottom = height - 1u;
     // Four rows at a time, their eight loads issued before any is used.
     for (uint y = 0u; y < height; y += 4u) {
-        uint m0 = magnitude(y, 0u, height, lane);
-        uint m1 = magnitude(y, 1u, height, lane);
-        uint m2 = magnitude(y + 1u, 0u, height, lane);
-        uint m3 = magnitude(y + 1u, 1u, height, lane);
-        uint m4 = magnitude(y + 2u, 0u, height, lane);
-        uint m5 = magnitude(y + 2u, 1u, height, lane);
-        uint m6 = magnitude(y + 3u, 0u, height, lane);
-        uint m7 = magnitude(y + 3u, 1u, height, lane);
+        uint y1 = min(y + 1u, bottom), y2 = min(y + 2u, bottom), y3 = min(y + 3u, bottom);
+        uint m0 = magnitude(y, c0);
+        uint m1 = magnitude(y, c1);
+        uint m2 = magnitude(y1, c0);
+        uint m3 = magnitude(y1, c1);
+        uint m4 = magnitude(y2, c0);
+        uint m5 = magnitude(y2, c1);
+        uint m6 = magnitude(y3, c0);
+        uint m7 = magnitude(y3, c1);
         uint r = 2u * y;
-        put_bits(r, m0, j, lane);
-        put_bits(r + 1u, m1, j, lane);
+        put_bits(r, m0, jbit, present[0], lane);
+        put_bits(r + 1u, m1, jbit, present[1], lane);
         if (y + 1u < height) {
-            put_bits(r + 2u, m2, j, lane);
-            put_bits(r + 3u, m3, j, lane);
+            put_bits(r + 2u, m2, jbit, present[0], lane);
+            put_bits(r + 3u, m3, jbit, present[1], lane);
         }
         if (y + 2u < height) {
-            put_bits(r + 4u, m4, j, lane);
-            put_bits(r + 5u, m5, j, lane);
+            put_bits(r + 4u, m4, jbit, present[0], lane);
+            put_bits(r + 5u, m5, jbit, present[1], lane);
         }
         if (y + 3u < height) {
-            put_bits(r + 6u, m6, j, lane);
-            put_bits(r + 7u, m7, j, lane);
+            put_bits(r + 6u, m6, jbit, present[0], lane);
+            put_bits(r + 7u, m7, jbit, present[1], lane);
         }
     }
     barrier();
