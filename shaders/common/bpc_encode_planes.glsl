@@ -203,6 +203,30 @@ void start_bitplane(uint group, uint j, bool first, uint height, uint lane) {
         uint m6 = magnitude(y3, c0);
         uint m7 = magnitude(y3, c1);
         uint r = 2u * y;
+        if (gl_NumSubgroups == 1u) {
+            // Eight ballots, then lane i < 8 stores word r + i in one
+            // store (words of rows at or below the height get 0: rows
+            // height and height + 1 stay zero, and r + 7 is inside the map).
+            uint b0 = subgroupBallot((m0 & jbit) != 0u).x;
+            uint b1 = subgroupBallot((m1 & jbit) != 0u).x;
+            uint b2 = subgroupBallot((m2 & jbit) != 0u).x;
+            uint b3 = subgroupBallot((m3 & jbit) != 0u).x;
+            uint b4 = subgroupBallot((m4 & jbit) != 0u).x;
+            uint b5 = subgroupBallot((m5 & jbit) != 0u).x;
+            uint b6 = subgroupBallot((m6 & jbit) != 0u).x;
+            uint b7 = subgroupBallot((m7 & jbit) != 0u).x;
+            uint w = lane == 1u ? b1 : b0;
+            w = lane == 2u ? b2 : w;
+            w = lane == 3u ? b3 : w;
+            w = lane == 4u ? b4 : w;
+            w = lane == 5u ? b5 : w;
+            w = lane == 6u ? b6 : w;
+            w = lane == 7u ? b7 : w;
+            if (lane < 8u) {
+                bpc_bits[r + lane] = y + (lane >> 1) < height ? w & present[lane & 1u] : 0u;
+            }
+            continue;
+        }
         put_bits(r, m0, jbit, present[0], lane);
         put_bits(r + 1u, m1, jbit, present[1], lane);
         if (y + 1u < height) {
