@@ -6,12 +6,15 @@
 // codewords (total[0] - offsets[b] for the last one).
 //
 // One workgroup copies one codeblock at a time with 16-bit loads and
-// stores, consecutive invocations taking consecutive codewords. (It used
+// stores, consecutive invocations taking consecutive codewords, four loads
+// in flight per invocation. (It used
 // to be one invocation per output word finding its codeblock by a binary
 // search over the offsets: 14 dependent loads a codeword, 0.19 ms at
 // 8192^2, docs/perf-notes.md.)
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
 
+#define PACK_WORKGROUP 128u
 layout(local_size_x = 128) in;
 
 layout(set = 0, binding = 0) readonly buffer Offsets { uint offsets[]; };
@@ -39,8 +42,19 @@ void main() {
         uint from = scratch_offsets[b];
         uint count = end > start ? end - start : 0u;
         count = from <= scratch_len ? min(count, scratch_len - from) : 0u;
-        for (uint k = gl_LocalInvocationID.x; k < count; k += gl_WorkGroupSize.x) {
-            packed[start + k] = scratch[from + k];
+        // Four loads in flight per invocation before their stores.
+        for (uint k = gl_LocalInvocationID.x; k < count; k += 4u * PACK_WORKGROUP) {
+            uint v[4];
+            [[unroll]] for (uint u = 0u; u < 4u; u++) {
+                uint at = k + u * PACK_WORKGROUP;
+                v[u] = at < count ? uint(scratch[from + at]) : 0u;
+            }
+            [[unroll]] for (uint u = 0u; u < 4u; u++) {
+                uint at = k + u * PACK_WORKGROUP;
+                if (at < count) {
+                    packed[start + at] = uint16_t(v[u]);
+                }
+            }
         }
     }
 }

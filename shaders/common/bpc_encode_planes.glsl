@@ -25,8 +25,12 @@
 // is the lean one: team-word significance and sign contexts
 // (bpc_sig_context_sliced, bpc_sign_words in common/bpc.glsl), the slot
 // prefix mask and the emit limit computed once per codeblock, no "opened"
-// flag. H200, 8192^2, 2-pass encode: -15% against the map-based body, 61
-// registers (docs/perf-notes.md).
+// flag; a codeword is stored when its lane reserves the next one, the maps
+// have two zero rows below the codeblock so the row window needs no bound,
+// and start_bitplane loads without branches and (one subgroup) stores a
+// group's eight map words in one store. H200, 8192^2, 2-pass encode: -15%
+// against the map-based body (61 registers), then -15% again for those
+// last four changes (57 registers; docs/perf-notes.md).
 //
 // As in common/bpc_encode.glsl, main checks each codeblock's region against
 // the coefficient buffer once (bpc_region_ok) and the loads carry no bound.

@@ -295,7 +295,7 @@ fn gpu_codeblock_order_is_by_decreasing_top_bitplane() {
     let gpu = test_gpu();
     // 4x2 codeblocks at 8-coefficient strides: codeblock i's top bitplane is
     // (7 * i) % 30, where 28 and 29 stand for an all-zero codeblock.
-    let count = 90usize;
+    let count = 600usize;
     let mut coefficients = vec![0i32; count * 8];
     let mut want_top = Vec::new();
     for i in 0..count {
@@ -330,8 +330,8 @@ fn gpu_codeblock_order_is_by_decreasing_top_bitplane() {
             .buffer(&status)
             .buffer(&buckets)
             .push(&[n, 1]),
-        // Two workgroups of 64 for 90 codeblocks: places are taken across
-        // workgroups.
+        // Two workgroups of 256 for 600 codeblocks: places are taken
+        // across workgroups, and the first one loops to a third batch.
         Dispatch::new(&shaders::BPC_ORDER, [2, 1, 1])
             .buffer(&tops)
             .buffer(&buckets)

@@ -30,7 +30,7 @@ const MAX_GROUPS: u32 = 65535;
 /// Buckets of the encoder's codeblock order (`shaders/common/bpc_order.glsl`).
 const ORDER_BUCKETS: u64 = 29;
 /// Invocations per workgroup of `bpc_order.comp`.
-const ORDER_WORKGROUP: u32 = 64;
+const ORDER_WORKGROUP: u32 = 256;
 /// Codeword count marking an empty codeblock in the shaders.
 const EMPTY: u32 = 0xFF;
 
