@@ -21,11 +21,15 @@
 
 #define BPC_STATUS_OVERFLOW 3u
 
+// A lane's slot before it reserves one: no emit admits it (the capacity
+// is below 2^32 - 1), so the codeblock's final flush needs no "ever
+// reserved" flag.
+#define NO_SLOT 0xFFFFFFFFu
+
 // Per-invocation state of this lane's arithmetic coder (core coder.rs).
 uint ac_low = 0u;
 uint ac_size = 0u;
-uint ac_slot = 0u;
-bool ac_opened = false;
+uint ac_slot = NO_SLOT;
 // Slots reserved by the team so far (the same in every lane).
 uint ac_next = 0u;
 uint cap = 0u;
@@ -41,14 +45,20 @@ void emit(uint slot, uint value) {
 // One phase: the exhausted visiting lanes take slots in lane order (team
 // ballot + prefix popcount), then every visiting lane codes its symbol.
 // Uniform control flow only.
+//
+// A codeword is stored when its lane reserves the next one (or at the
+// codeblock's end), not when it is exhausted: an exhausted lane's low no
+// longer changes until then, so the bytes are the same, each codeword is
+// stored once, and the store shares the reserving lanes' branch instead of
+// a test of its own after every symbol (as in common/bpc_encode_planes.glsl).
 void encode_phase(bool visit, bool symbol, uint p, uint lane) {
     bool need = visit && ac_size == 0u;
     uint need_mask = bpc_team_ballot(need);
     if (need) {
+        emit(ac_slot, ac_low);
         ac_slot = ac_next + bitCount(need_mask & ((1u << lane) - 1u));
         ac_low = 0u;
         ac_size = 0xFFFFu;
-        ac_opened = true;
     }
     ac_next += uint(bitCount(need_mask));
     if (visit) {
@@ -58,9 +68,6 @@ void encode_phase(bool visit, bool symbol, uint p, uint lane) {
             ac_size -= f + 1u;
         } else {
             ac_size = f;
-        }
-        if (ac_size == 0u) {
-            emit(ac_slot, ac_low);
         }
     }
 }
@@ -198,8 +205,7 @@ void main() {
         scratch_base = scratch_offsets[b];
         ac_low = 0u;
         ac_size = 0u;
-        ac_slot = 0u;
-        ac_opened = false;
+        ac_slot = NO_SLOT;
         ac_next = 0u;
 
         barrier(); // the previous codeblock is done with the state maps
@@ -224,9 +230,7 @@ void main() {
             bpc_load_plane(group, j, lane);
             code_pass(pass & 0xFFu, j, three, height, lane);
         }
-        if (ac_opened) {
-            emit(ac_slot, ac_low);
-        }
+        emit(ac_slot, ac_low);
         if (lane == 0u) {
             bool overflow = ac_next > cap;
             counts[b] = overflow ? 0u : ac_next;
