@@ -19,21 +19,10 @@
 #include "bpc_encode_bindings.glsl"
 #include "bpc.glsl"
 
-#define BPC_STATUS_OVERFLOW 3u
+#include "bpc_encode_block.glsl"
 
-// A lane's slot before it reserves one: no emit admits it (the capacity
-// is below 2^32 - 1), so the codeblock's final flush needs no "ever
-// reserved" flag.
-#define NO_SLOT 0xFFFFFFFFu
-
-// Per-invocation state of this lane's arithmetic coder (core coder.rs).
-uint ac_low = 0u;
-uint ac_size = 0u;
-uint ac_slot = NO_SLOT;
-// Slots reserved by the team so far (the same in every lane).
-uint ac_next = 0u;
+// This codeblock's capacity in codewords.
 uint cap = 0u;
-uint scratch_base = 0u;
 
 void emit(uint slot, uint value) {
     uint at = scratch_base + slot;
@@ -72,9 +61,6 @@ void encode_phase(bool visit, bool symbol, uint p, uint lane) {
     }
 }
 
-uint base;
-uint stride;
-uint width;
 // This lane's two magnitudes of the window's row, loaded once per row.
 // (Loading the next row's a row ahead cost the 3 registers that keep this
 // shader at 63, and so 32 teams per SM instead of 28: docs/perf-notes.md.)
@@ -164,15 +150,6 @@ void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
     }
 }
 
-// Marks this lane's negative coefficients of row y < height, parity x
-// (the region is checked, as for magnitude).
-void load_signs(uint y, uint x, uint lane) {
-    uint c = 2u * lane + x;
-    if (c < width && coefficients[base + y * stride + c] < 0) {
-        atomicOr(bpc_negative[2u * y + x], 1u << lane);
-    }
-}
-
 void main() {
     uint lane = bpc_lane();
     bool three = BPC_THREE_PASS(params.three_pass);
@@ -231,12 +208,6 @@ void main() {
             code_pass(pass & 0xFFu, j, three, height, lane);
         }
         emit(ac_slot, ac_low);
-        if (lane == 0u) {
-            bool overflow = ac_next > cap;
-            counts[b] = overflow ? 0u : ac_next;
-            if (overflow) {
-                status[b] = BPC_STATUS_OVERFLOW;
-            }
-        }
+        bpc_encode_finish(b, lane);
     }
 }

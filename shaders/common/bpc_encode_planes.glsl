@@ -38,20 +38,8 @@
 #define BPC_PLANE_MAPS
 #include "bpc.glsl"
 
-#define BPC_STATUS_OVERFLOW 3u
+#include "bpc_encode_block.glsl"
 
-// A lane's slot before it reserves one: no emit limit admits it (the limit
-// is below the scratch buffer's length, which is below 2^32 - 1), so the
-// codeblock's final flush needs no "ever reserved" flag.
-#define NO_SLOT 0xFFFFFFFFu
-
-// Per-invocation state of this lane's arithmetic coder (core coder.rs).
-uint ac_low = 0u;
-uint ac_size = 0u;
-uint ac_slot = NO_SLOT;
-// Slots reserved by the team so far (the same in every lane).
-uint ac_next = 0u;
-uint scratch_base = 0u;
 // Slots below it are inside both the codeblock's capacity and the scratch
 // buffer (scratch_base + slot < scratch.length(), without a wrap), found
 // once per codeblock instead of two bounds per codeword.
@@ -102,9 +90,6 @@ void encode_phase(bool visit, bool symbol, uint p) {
     }
 }
 
-uint base;
-uint stride;
-uint width;
 // bpc_present of the codeblock's two column parities.
 uvec2 present;
 
@@ -301,15 +286,6 @@ void code_bitplane(uint height, uint lane) {
     }
 }
 
-// Marks this lane's negative coefficients of row y < height, parity x
-// (the region is checked, as for magnitude).
-void load_signs(uint y, uint x, uint lane) {
-    uint c = 2u * lane + x;
-    if (c < width && coefficients[base + y * stride + c] < 0) {
-        atomicOr(bpc_negative[2u * y + x], 1u << lane);
-    }
-}
-
 void main() {
     uint lane = bpc_lane();
     lanes_below = (1u << lane) - 1u;
@@ -373,14 +349,6 @@ void main() {
             code_bitplane(height, lane);
         }
         emit(ac_slot, ac_low);
-        if (lane == 0u) {
-            // Read again rather than held in a register through the passes.
-            uint cap = caps[b];
-            bool overflow = ac_next > cap;
-            counts[b] = overflow ? 0u : ac_next;
-            if (overflow) {
-                status[b] = BPC_STATUS_OVERFLOW;
-            }
-        }
+        bpc_encode_finish(b, lane);
     }
 }
