@@ -52,7 +52,13 @@ pub enum DwtHostError {
 /// A wavelet with its GPU shaders: the host side of [`Lifting`].
 pub trait HostWavelet: Lifting<Sample = Self::HostSample> {
     /// The sample type, with what buffers and threads need.
-    type HostSample: BufferContents + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync;
+    type HostSample: BufferContents
+        + bytemuck::Pod
+        + Default
+        + PartialEq
+        + std::fmt::Debug
+        + Send
+        + Sync;
     /// Forward 2-D level shader.
     const FORWARD: &'static Shader;
     /// Inverse 2-D level shader.

@@ -84,16 +84,6 @@ impl DeviceInput {
 }
 
 /// The byte stream `bytes` as little-endian words, zero-padded to `words` words.
-fn to_words(bytes: &[u8], words: usize) -> Vec<u32> {
-    let mut out = vec![0u32; words];
-    for (w, c) in out.iter_mut().zip(bytes.chunks(4)) {
-        let mut b = [0u8; 4];
-        b[..c.len()].copy_from_slice(c);
-        *w = u32::from_le_bytes(b);
-    }
-    out
-}
-
 /// VLE kernels on one device.
 #[derive(Debug, Clone)]
 pub struct GpuVle {
@@ -193,8 +183,11 @@ impl GpuVle {
         let batch = self.batch_symbols(chunk_symbols)?;
         let mut batches = Vec::new();
         for (b, part) in data.chunks(batch).enumerate() {
-            let words = to_words(part, part.len().div_ceil(32) * 8);
-            batches.push((b * batch, part.len(), self.gpu.upload(&words)?));
+            // Whole thread-inputs (32 bytes), zero-padded.
+            let words = self
+                .gpu
+                .upload_bytes(part, part.len().div_ceil(32) as u64 * 8)?;
+            batches.push((b * batch, part.len(), words));
         }
         Ok(DeviceInput {
             len: data.len(),
@@ -250,23 +243,35 @@ impl GpuVle {
         let mut bit = 0u64; // stream position of the current batch
         for (_, n, words) in &input.batches {
             let base_bit = (bit % 32) as u32;
-            let (bytes, local_index, end, timing) =
-                self.encode_batch(words, *n, &codes, table.max_len(), chunk_symbols, base_bit)?;
+            // The batch's word 0 is the word the previous batch ended in:
+            // its bytes are ORed into the stream, the rest appended.
+            let at = (bit / 32) as usize * 4;
+            let (local_index, end, timing) = self.encode_batch(
+                words,
+                *n,
+                &codes,
+                table.max_len(),
+                chunk_symbols,
+                base_bit,
+                |offset, bytes| {
+                    let start = at + offset as usize;
+                    if stream.len() < start {
+                        stream.resize(start, 0);
+                    }
+                    let overlap = stream.len().saturating_sub(start).min(bytes.len());
+                    for (d, s) in stream[start..start + overlap].iter_mut().zip(bytes) {
+                        *d |= s;
+                    }
+                    stream.extend_from_slice(&bytes[overlap..]);
+                },
+            )?;
             // The encoder is the last dispatch; the ones before it clear buffers.
             if let Some((encode, clears)) = timing.dispatch_ns.split_last() {
                 times.clear_ns += clears.iter().sum::<f64>();
                 times.encode_ns += encode;
             }
-            // The batch's word 0 is the word the previous batch ended in.
-            let at = (bit / 32) as usize * 4;
             let word_base = bit / 32 * 32;
             offsets.extend(local_index.iter().map(|&o| word_base + o));
-            if stream.len() < at + bytes.len() {
-                stream.resize(at + bytes.len(), 0);
-            }
-            for (d, s) in stream[at..].iter_mut().zip(&bytes) {
-                *d |= s;
-            }
             bit = word_base + end;
         }
         stream.truncate(bit.div_ceil(8) as usize);
@@ -289,8 +294,10 @@ impl GpuVle {
         Ok((encoded, times))
     }
 
-    /// One batch: returns its words as bytes, its chunk positions and its
-    /// end (both relative to its first word, base bit included), and the timing.
+    /// One batch: hands its stream bytes to `sink(offset, bytes)` in order
+    /// and returns its chunk positions and its end (both relative to its
+    /// first word, base bit included), and the timing.
+    #[allow(clippy::too_many_arguments)]
     fn encode_batch(
         &self,
         words: &Subbuffer<[u32]>,
@@ -299,7 +306,8 @@ impl GpuVle {
         max_len: u32,
         chunk_symbols: usize,
         base_bit: u32,
-    ) -> Result<(Vec<u8>, Vec<u64>, u64, Timing), VleCodecError> {
+        sink: impl FnMut(u64, &[u8]),
+    ) -> Result<(Vec<u64>, u64, Timing), VleCodecError> {
         let blocks = n.div_ceil(BLOCK_SYMBOLS) as u32;
         let chunks = chunk_count(n, chunk_symbols) as u32;
         let capacity = (n as u64 * max_len as u64 + 31 + 32).div_ceil(32).max(1);
@@ -377,8 +385,8 @@ impl GpuVle {
             ctrl[2] as u64 | (ctrl[3] as u64) << 32
         };
         let used = end.div_ceil(32).clamp(1, capacity);
-        let stream = self.gpu.download(&out.clone().slice(0..used))?;
-        let bytes = stream.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.gpu
+            .read_bytes(&out.clone().slice(0..used).into_bytes(), sink)?;
         let index = if chunks > 0 {
             let raw = self.gpu.download(&index)?;
             raw.chunks_exact(2)
@@ -387,7 +395,7 @@ impl GpuVle {
         } else {
             Vec::new()
         };
-        Ok((bytes, index, end, timing))
+        Ok((index, end, timing))
     }
 
     /// The whole encoder on the device: upload, histogram, code (on the
@@ -441,7 +449,7 @@ impl GpuVle {
             let w0 = (offsets[c0] / 32) as usize;
             let w1 = offsets[c1].div_ceil(32) as usize;
             let bytes = &file.data[w0 * 4..(w1 * 4).min(file.data.len())];
-            let data = self.gpu.upload(&to_words(bytes, (w1 - w0).max(1)))?;
+            let data = self.gpu.upload_bytes(bytes, (w1 - w0).max(1) as u64)?;
             let local: Vec<u32> = offsets[c0..=c1]
                 .iter()
                 .map(|&o| (o - w0 as u64 * 32) as u32)
@@ -480,10 +488,13 @@ impl GpuVle {
                     what,
                 });
             }
-            let words = self.gpu.download(&dst)?;
-            for (d, w) in out[first..first + symbols].chunks_mut(4).zip(words.iter()) {
-                d.copy_from_slice(&w.to_le_bytes()[..d.len()]);
-            }
+            let decoded = &mut out[first..first + symbols];
+            self.gpu.read_bytes(&dst.into_bytes(), |offset, bytes| {
+                // The last word may hold padding past the symbols.
+                let at = (offset as usize).min(decoded.len());
+                let len = bytes.len().min(decoded.len() - at);
+                decoded[at..at + len].copy_from_slice(&bytes[..len]);
+            })?;
         }
         Ok((out, times))
     }

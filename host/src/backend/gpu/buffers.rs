@@ -1,9 +1,10 @@
 //! Buffer upload/download helpers.
 //!
 //! Kernel-visible buffers live in device-local memory (what a discrete GPU
-//! needs for bandwidth); data crosses through host-visible staging buffers.
-//! On unified-memory devices such as lavapipe that costs one extra memcpy.
-//! Vulkan forbids empty buffers, so a request for 0 elements gets 1.
+//! needs for bandwidth); data crosses through host-visible staging buffers
+//! (transfer.rs). On unified-memory devices such as lavapipe that costs one
+//! extra memcpy. Vulkan forbids empty buffers, so a request for 0 elements
+//! gets 1.
 
 use std::sync::Arc;
 
@@ -20,7 +21,7 @@ fn storage_usage() -> BufferUsage {
 }
 
 impl Gpu {
-    fn alloc_err(bytes: u64, e: impl std::error::Error) -> GpuError {
+    pub(super) fn alloc_err(bytes: u64, e: impl std::error::Error) -> GpuError {
         GpuError::Allocation {
             bytes,
             detail: error_chain(&e),
@@ -64,81 +65,6 @@ impl Gpu {
             .map_err(|e| GpuError::Command(error_chain(&*e)))?;
         self.submit_and_wait(builder)?;
         Ok(buf)
-    }
-
-    /// Copies `data` into a new device-local buffer (one zero element if `data` is empty).
-    pub fn upload<T: BufferContents + Copy + Default>(
-        &self,
-        data: &[T],
-    ) -> Result<Subbuffer<[T]>, GpuError> {
-        let bytes = std::mem::size_of_val(data) as u64;
-        let staging = if data.is_empty() {
-            Buffer::from_iter(
-                self.memory.clone(),
-                BufferCreateInfo {
-                    usage: BufferUsage::TRANSFER_SRC,
-                    ..Default::default()
-                },
-                AllocationCreateInfo {
-                    memory_type_filter: MemoryTypeFilter::PREFER_HOST
-                        | MemoryTypeFilter::HOST_SEQUENTIAL_WRITE,
-                    ..Default::default()
-                },
-                [T::default()],
-            )
-        } else {
-            Buffer::from_iter(
-                self.memory.clone(),
-                BufferCreateInfo {
-                    usage: BufferUsage::TRANSFER_SRC,
-                    ..Default::default()
-                },
-                AllocationCreateInfo {
-                    memory_type_filter: MemoryTypeFilter::PREFER_HOST
-                        | MemoryTypeFilter::HOST_SEQUENTIAL_WRITE,
-                    ..Default::default()
-                },
-                data.iter().copied(),
-            )
-        }
-        .map_err(|e| Self::alloc_err(bytes, e))?;
-        let dst = self.uninit::<T>(staging.len())?;
-        let mut builder = self.builder()?;
-        builder
-            .copy_buffer(CopyBufferInfo::buffers(staging, dst.clone()))
-            .map_err(|e| GpuError::Command(error_chain(&*e)))?;
-        self.submit_and_wait(builder)?;
-        Ok(dst)
-    }
-
-    /// Reads a buffer back to the host.
-    pub fn download<T: BufferContents + Copy>(
-        &self,
-        buf: &Subbuffer<[T]>,
-    ) -> Result<Vec<T>, GpuError> {
-        let staging = Buffer::new_slice::<T>(
-            self.memory.clone(),
-            BufferCreateInfo {
-                usage: BufferUsage::TRANSFER_DST,
-                ..Default::default()
-            },
-            AllocationCreateInfo {
-                memory_type_filter: MemoryTypeFilter::PREFER_HOST
-                    | MemoryTypeFilter::HOST_RANDOM_ACCESS,
-                ..Default::default()
-            },
-            buf.len(),
-        )
-        .map_err(|e| Self::alloc_err(buf.size(), e))?;
-        let mut builder = self.builder()?;
-        builder
-            .copy_buffer(CopyBufferInfo::buffers(buf.clone(), staging.clone()))
-            .map_err(|e| GpuError::Command(error_chain(&*e)))?;
-        self.submit_and_wait(builder)?;
-        let guard = staging
-            .read()
-            .map_err(|e| GpuError::Command(error_chain(&e)))?;
-        Ok(guard.to_vec())
     }
 
     /// Measures a device-to-device copy of `bytes` bytes (best of `repeats`),

@@ -9,6 +9,7 @@ mod buffers;
 mod device;
 mod dispatch;
 mod scan;
+mod transfer;
 mod warm;
 
 use std::collections::HashMap;
@@ -28,6 +29,7 @@ pub use device::{GpuInfo, DEVICE_ENV, VALIDATION_ENV};
 pub type ListedDevice = (usize, String, String);
 pub use dispatch::{Dispatch, Timing};
 pub use scan::{ScanScratch, SCAN_WORKGROUP_SIZE};
+pub use transfer::STAGING_CHUNK;
 
 /// Errors of the Vulkan backend.
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,8 @@ pub struct Gpu {
     info: GpuInfo,
     /// Benchmarks' clock warm-up ([`Gpu::set_clock_warm_up`]).
     warm: warm::ClockWarmUp,
+    /// Staging chunks reused by every upload and download.
+    staging: transfer::StagingPool,
     /// Keeps the validation messenger alive while the device is.
     _messenger: Option<DebugUtilsMessenger>,
 }
@@ -146,6 +150,7 @@ impl Gpu {
             pipelines: Mutex::new(HashMap::new()),
             info,
             warm: Default::default(),
+            staging: Default::default(),
             _messenger: messenger,
         }))
     }

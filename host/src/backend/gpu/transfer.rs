@@ -1,0 +1,301 @@
+//! Host <-> device transfers through reusable staging chunks.
+//!
+//! Kernel buffers live in device-local memory; bytes cross through
+//! host-visible staging buffers. Each transfer used to allocate one staging
+//! buffer of its full size, fill it element by element, and (downloads) copy
+//! it into a fresh `Vec`: on the H200 machine a 128 MB VLE input took ~300
+//! ms to upload and a 64 MB stream ~70 ms to download, against 0.5 ms of
+//! kernels (docs/perf-notes.md, VLE, "End to end"). Now two staging chunks of
+//! [`STAGING_CHUNK`] bytes per direction are kept by the [`Gpu`] and reused:
+//! the host fills (or drains) one with a `memcpy` while the device copies the
+//! other, so a transfer costs about one `memcpy` of its bytes and its
+//! pinned host memory stays bounded whatever the transfer size.
+
+use std::sync::Mutex;
+
+use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::command_buffer::{
+    CommandBufferExecFuture, CopyBufferInfo, PrimaryCommandBufferAbstract,
+};
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use vulkano::sync::future::{FenceSignalFuture, NowFuture};
+use vulkano::sync::GpuFuture;
+
+/// A submitted copy: waiting on it ends the device's use of both buffers.
+type CopyFence = FenceSignalFuture<CommandBufferExecFuture<NowFuture>>;
+
+use super::{error_chain, Gpu, GpuError};
+
+/// Bytes per staging chunk. Large enough that one submission per chunk costs
+/// little next to its copy, small enough that two per direction are a modest
+/// amount of pinned memory.
+pub const STAGING_CHUNK: u64 = 8 << 20;
+
+/// The staging chunks kept between transfers, per direction.
+#[derive(Default)]
+pub(super) struct StagingPool {
+    upload: Mutex<Vec<Subbuffer<[u8]>>>,
+    download: Mutex<Vec<Subbuffer<[u8]>>>,
+}
+
+#[derive(Clone, Copy)]
+enum Direction {
+    Upload,
+    Download,
+}
+
+fn command_err(e: impl std::error::Error) -> GpuError {
+    GpuError::Command(error_chain(&e))
+}
+
+impl Gpu {
+    fn pool(&self, dir: Direction) -> &Mutex<Vec<Subbuffer<[u8]>>> {
+        match dir {
+            Direction::Upload => &self.staging.upload,
+            Direction::Download => &self.staging.download,
+        }
+    }
+
+    /// Two staging chunks for one transfer: from the pool, or new.
+    fn take_staging(&self, dir: Direction) -> Result<[Subbuffer<[u8]>; 2], GpuError> {
+        let mut taken = {
+            let mut pool = self.pool(dir).lock().unwrap_or_else(|p| p.into_inner());
+            let keep = pool.len().saturating_sub(2);
+            pool.split_off(keep)
+        };
+        while taken.len() < 2 {
+            let (usage, access) = match dir {
+                Direction::Upload => (
+                    BufferUsage::TRANSFER_SRC,
+                    MemoryTypeFilter::HOST_SEQUENTIAL_WRITE,
+                ),
+                Direction::Download => (
+                    BufferUsage::TRANSFER_DST,
+                    MemoryTypeFilter::HOST_RANDOM_ACCESS,
+                ),
+            };
+            let buf = Buffer::new_slice::<u8>(
+                self.memory.clone(),
+                BufferCreateInfo {
+                    usage,
+                    ..Default::default()
+                },
+                AllocationCreateInfo {
+                    memory_type_filter: MemoryTypeFilter::PREFER_HOST | access,
+                    ..Default::default()
+                },
+                STAGING_CHUNK,
+            )
+            .map_err(|e| Self::alloc_err(STAGING_CHUNK, e))?;
+            taken.push(buf);
+        }
+        let second = taken.pop().expect("two staging chunks");
+        let first = taken.pop().expect("two staging chunks");
+        Ok([first, second])
+    }
+
+    fn return_staging(&self, dir: Direction, bufs: [Subbuffer<[u8]>; 2]) {
+        let mut pool = self.pool(dir).lock().unwrap_or_else(|p| p.into_inner());
+        // Concurrent transfers may have allocated more; keep one pair.
+        if pool.len() < 2 {
+            pool.extend(bufs);
+        }
+    }
+
+    /// Copies `src` to `dst` (same length) on the queue and returns the
+    /// fence to wait on.
+    fn submit_copy(
+        &self,
+        src: Subbuffer<[u8]>,
+        dst: Subbuffer<[u8]>,
+    ) -> Result<CopyFence, GpuError> {
+        let mut builder = self.builder()?;
+        builder
+            .copy_buffer(CopyBufferInfo::buffers(src, dst))
+            .map_err(|e| GpuError::Command(error_chain(&*e)))?;
+        let cb = builder.build().map_err(command_err)?;
+        cb.execute(self.queue.clone())
+            .map_err(command_err)?
+            .then_signal_fence_and_flush()
+            .map_err(command_err)
+    }
+
+    fn check_validation(&self) -> Result<(), GpuError> {
+        match super::device::VALIDATION_ERRORS.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => Ok(()),
+            n => Err(GpuError::Validation(n)),
+        }
+    }
+
+    /// Writes every byte of the device buffer `dst`: `fill(offset, chunk)`
+    /// must fill `chunk` with the bytes at `offset..offset + chunk.len()`.
+    /// The chunks come in order; filling one overlaps the copy of the
+    /// previous one.
+    pub fn write_bytes(
+        &self,
+        dst: &Subbuffer<[u8]>,
+        mut fill: impl FnMut(u64, &mut [u8]),
+    ) -> Result<(), GpuError> {
+        let staging = self.take_staging(Direction::Upload)?;
+        let mut in_flight = [None, None];
+        let size = dst.len();
+        let mut result = Ok(());
+        for (k, offset) in (0..size).step_by(STAGING_CHUNK as usize).enumerate() {
+            let slot = k % 2;
+            if let Some(fence) = in_flight[slot].take() {
+                if let Err(e) = wait(fence) {
+                    result = Err(e);
+                    break;
+                }
+            }
+            let len = STAGING_CHUNK.min(size - offset);
+            let chunk = staging[slot].clone().slice(0..len);
+            match chunk.write() {
+                Ok(mut guard) => fill(offset, &mut guard),
+                Err(e) => {
+                    result = Err(command_err(e));
+                    break;
+                }
+            }
+            match self.submit_copy(chunk, dst.clone().slice(offset..offset + len)) {
+                Ok(fence) => in_flight[slot] = Some(fence),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        // Every copy must be over before the chunks go back to the pool.
+        for fence in in_flight.into_iter().flatten() {
+            let waited = wait(fence);
+            if result.is_ok() {
+                result = waited;
+            }
+        }
+        self.return_staging(Direction::Upload, staging);
+        result.and_then(|()| self.check_validation())
+    }
+
+    /// Reads every byte of the device buffer `src`: `sink(offset, chunk)`
+    /// receives the bytes at `offset..offset + chunk.len()`, in order; the
+    /// next chunk's copy runs while the sink works.
+    pub fn read_bytes(
+        &self,
+        src: &Subbuffer<[u8]>,
+        mut sink: impl FnMut(u64, &[u8]),
+    ) -> Result<(), GpuError> {
+        let staging = self.take_staging(Direction::Download)?;
+        let size = src.len();
+        let chunk_at = |k: u64| {
+            let offset = k * STAGING_CHUNK;
+            (offset, STAGING_CHUNK.min(size - offset))
+        };
+        let chunks = size.div_ceil(STAGING_CHUNK);
+        let mut in_flight = [None, None];
+        let mut result = Ok(());
+        for k in 0..chunks.min(2) {
+            let (offset, len) = chunk_at(k);
+            match self.submit_copy(
+                src.clone().slice(offset..offset + len),
+                staging[k as usize].clone().slice(0..len),
+            ) {
+                Ok(fence) => in_flight[k as usize] = Some(fence),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        for k in 0..chunks {
+            if result.is_err() {
+                break;
+            }
+            let slot = (k % 2) as usize;
+            let Some(fence) = in_flight[slot].take() else {
+                break;
+            };
+            if let Err(e) = wait(fence) {
+                result = Err(e);
+                break;
+            }
+            let (offset, len) = chunk_at(k);
+            match staging[slot].clone().slice(0..len).read() {
+                Ok(guard) => sink(offset, &guard),
+                Err(e) => {
+                    result = Err(command_err(e));
+                    break;
+                }
+            }
+            if k + 2 < chunks {
+                let (offset, len) = chunk_at(k + 2);
+                match self.submit_copy(
+                    src.clone().slice(offset..offset + len),
+                    staging[slot].clone().slice(0..len),
+                ) {
+                    Ok(fence) => in_flight[slot] = Some(fence),
+                    Err(e) => result = Err(e),
+                }
+            }
+        }
+        for fence in in_flight.into_iter().flatten() {
+            let waited = wait(fence);
+            if result.is_ok() {
+                result = waited;
+            }
+        }
+        self.return_staging(Direction::Download, staging);
+        result.and_then(|()| self.check_validation())
+    }
+
+    /// Copies `data` into a new device-local buffer (one zero element if
+    /// `data` is empty: Vulkan has no empty buffers).
+    pub fn upload<T: BufferContents + bytemuck::Pod>(
+        &self,
+        data: &[T],
+    ) -> Result<Subbuffer<[T]>, GpuError> {
+        let dst = self.uninit::<T>(data.len() as u64)?;
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        self.write_bytes(&dst.clone().into_bytes(), |offset, chunk| {
+            fill_from(bytes, offset, chunk)
+        })?;
+        Ok(dst)
+    }
+
+    /// Copies `bytes` into a new device-local buffer of `words` 32-bit words
+    /// (at least 1), little-endian, zero past the end of `bytes`; `bytes`
+    /// beyond the buffer are not copied.
+    pub fn upload_bytes(&self, bytes: &[u8], words: u64) -> Result<Subbuffer<[u32]>, GpuError> {
+        let dst = self.uninit::<u32>(words)?;
+        self.write_bytes(&dst.clone().into_bytes(), |offset, chunk| {
+            fill_from(bytes, offset, chunk)
+        })?;
+        Ok(dst)
+    }
+
+    /// Reads a buffer back to the host.
+    pub fn download<T: BufferContents + bytemuck::Pod>(
+        &self,
+        buf: &Subbuffer<[T]>,
+    ) -> Result<Vec<T>, GpuError> {
+        let mut out = vec![T::zeroed(); buf.len() as usize];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
+        self.read_bytes(&buf.clone().into_bytes(), |offset, chunk| {
+            let at = offset as usize;
+            bytes[at..at + chunk.len()].copy_from_slice(chunk);
+        })?;
+        Ok(out)
+    }
+}
+
+/// `chunk` = `bytes[offset..offset + chunk.len()]`, zeros past its end.
+fn fill_from(bytes: &[u8], offset: u64, chunk: &mut [u8]) {
+    let start = (offset as usize).min(bytes.len());
+    let end = (start + chunk.len()).min(bytes.len());
+    let (data, rest) = chunk.split_at_mut(end - start);
+    data.copy_from_slice(&bytes[start..end]);
+    rest.fill(0);
+}
+
+fn wait(fence: CopyFence) -> Result<(), GpuError> {
+    fence.wait(None).map_err(command_err)
+}
