@@ -7,6 +7,7 @@ use wavelane::backend::Backend;
 use wavelane::vle::sample::{generate, SampleKind};
 use wavelane::vle::{
     compress, cpu, decode, decompress, GpuVle, ScanKind, VleCodecError, VleFile, VleOptions,
+    CPU_DEVICE_BATCH_BLOCKS,
 };
 use wavelane_core::vle::{self as core_vle, CodeTable};
 use wavelane_tests::{for_random_cases, gpu, TestRng};
@@ -289,6 +290,26 @@ fn gpu_multi_batch_equals_cpu() {
         let (back, _) = v.decode(&VleFile::parse(&file).unwrap()).unwrap();
         assert_same(&back, &data, "GPU decode");
     });
+}
+
+/// An input of many more blocks than a CPU device (lavapipe) takes in one
+/// dispatch (`CPU_DEVICE_BATCH_BLOCKS`): before the host cut such inputs
+/// into batches, lavapipe ran out of loop iterations from about 8 MB on two
+/// threads and the GPU encoder failed.
+#[test]
+fn gpu_compresses_inputs_beyond_one_cpu_device_dispatch() {
+    let backend = Backend::Gpu(gpu());
+    let blocks = 4 * CPU_DEVICE_BATCH_BLOCKS as usize + 3;
+    let data = generate(SampleKind::Text, blocks * 4096 - 77, 7);
+    let opts = VleOptions::default();
+    let cpu_file = compress(&data, &Backend::Cpu, &opts).unwrap();
+    let gpu_file = compress(&data, &backend, &opts).unwrap();
+    assert_same(&gpu_file, &cpu_file, "GPU vs CPU file");
+    assert_same(
+        &decompress(&gpu_file, &backend).unwrap(),
+        &data,
+        "GPU decode",
+    );
 }
 
 #[test]

@@ -33,6 +33,16 @@ pub const GPU_LUT_BITS: u32 = 11;
 /// encoder's waits get this budget (see `shaders/common/vle_encode.glsl`)
 /// and each workgroup encodes one block, so the budget goes to waiting.
 pub const CPU_DEVICE_LOOP_BUDGET: u32 = 60_000;
+/// Blocks per encode dispatch on such CPU devices. Their loop budget is not
+/// per workgroup alone: on lavapipe (Mesa 22.3, LLVM 15) an encode of 977
+/// blocks in one dispatch ran out with one llvmpipe thread
+/// (`LP_NUM_THREADS=1`), of 1953 with two, of 2930 with four, and always
+/// again on retry, while the same inputs in dispatches of 256, 512 or 576
+/// blocks encoded correctly on one thread. So the host cuts the input into
+/// batches of at most this many blocks there (2.36 MB of input; the test
+/// input of 538 blocks that crosses five look-back segments stays one
+/// dispatch); hardware GPUs take batches as large as a binding allows.
+pub const CPU_DEVICE_BATCH_BLOCKS: u32 = 576;
 /// How often an encode whose waits ran out of budget is retried (CPU devices).
 const SPIN_RETRIES: usize = 3;
 const CONTROL_PREFIX: u64 = 8;
@@ -168,7 +178,12 @@ impl GpuVle {
     fn batch_symbols(&self, chunk_symbols: usize) -> Result<usize, VleCodecError> {
         let limit = self.buffer_limit() as usize - 64;
         let by_output = limit / 3; // 24 bits per symbol = 3 bytes
-        let chunks = by_output.min(limit) / chunk_symbols;
+        let mut chunks = by_output.min(limit) / chunk_symbols;
+        if self.loop_budget != u32::MAX {
+            // A CPU device: at most CPU_DEVICE_BATCH_BLOCKS blocks per dispatch.
+            let cap = CPU_DEVICE_BATCH_BLOCKS as usize * BLOCK_SYMBOLS;
+            chunks = chunks.min((cap / chunk_symbols).max(1));
+        }
         if chunks == 0 {
             return Err(VleCodecError::GpuEncode(format!(
                 "a chunk of {chunk_symbols} symbols exceeds the device buffer limit"
