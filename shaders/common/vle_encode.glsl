@@ -1,8 +1,10 @@
 // GVLE encoder body (seed 002 §3), included by vle_encode.comp (inter-block
-// scan over 64-bit atomics, VLE_SCAN_64 defined) and vle_encode32.comp (the
-// 32-bit fallback). Mirrors wavelane_core::vle::lanes (block assembly) and
-// wavelane_core::vle::lookback (the scan); see those for the argument that
-// the plain-store-then-OR protocol is race-free and that the waits end.
+// scan over 64-bit atomics, VLE_SCAN_64 defined), vle_encode_pairs.comp (the
+// same, packing two codewords per step: only for codes of at most 16 bits)
+// and vle_encode32.comp (the 32-bit fallback). Mirrors
+// wavelane_core::vle::lanes (block assembly) and wavelane_core::vle::lookback
+// (the scan); see those for the argument that the plain-store-then-OR
+// protocol is race-free and that the waits end.
 //
 // Persistent workgroups take block-inputs of 4096 symbols from an atomic
 // ticket. Per block: each invocation loads its 32 symbols (two uvec4), sums
@@ -407,9 +409,33 @@ void main() {
                 && (t == VLE_WORKGROUP - 1u || first + VLE_THREAD_SYMBOLS >= params.n_symbols);
             uint word = pos >> 5;
             VLE_ACC
+#ifdef VLE_PAIRS
+            // Two codewords per accumulator step: with no codeword longer
+            // than 16 bits a pair is at most 32 bits, so one shift-in and at
+            // most one emit per pair, half the dependent steps (+4-9% on an
+            // H200, docs/perf-notes.md). Same bits in the same order.
+            // (The pair's code does not fit an entry's 24 code bits, so the
+            // step is written out rather than through VLE_PACK_ONE.)
+            [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i += 2u) {
+                uint second = entry[i + 1u] & 0xffu;
+                uint len = (entry[i] & 0xffu) + second;
+                uint code = ((entry[i] >> 8) << second) | (entry[i + 1u] >> 8);
+                VLE_ACC_SHIFT_IN(len, code)
+                n += len;
+                if (n >= 32u) {
+                    n -= 32u;
+                    uint v = VLE_ACC_BITS(n);
+                    if (word < VLE_STAGE_WORDS) {
+                        s_buf[word] = v;
+                    }
+                    word++;
+                }
+            }
+#else
             [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i++) {
                 VLE_PACK_ONE(entry[i], if (word < VLE_STAGE_WORDS) s_buf[word] = v)
             }
+#endif
             uint tail = VLE_ACC_TAIL(n);
             if (last_writer && n > 0u && word < VLE_STAGE_WORDS) {
                 s_buf[word] = tail;

@@ -7,7 +7,7 @@ use wavelane::backend::Backend;
 use wavelane::vle::sample::{generate, SampleKind};
 use wavelane::vle::{
     compress, cpu, decode, decompress, GpuVle, ScanKind, VleCodecError, VleFile, VleOptions,
-    CPU_DEVICE_BATCH_BLOCKS,
+    CPU_DEVICE_BATCH_BLOCKS, PAIR_MAX_LEN,
 };
 use wavelane_core::vle::{self as core_vle, CodeTable};
 use wavelane_tests::{for_random_cases, gpu, TestRng};
@@ -262,6 +262,50 @@ fn gpu_histogram_and_encode_equal_cpu() {
                 assert_same(&enc.data, &want, &format!("{label}: GPU vs core"));
                 assert_eq!(enc.chunk_offsets(), index, "{label}: chunk index");
             }
+        }
+    });
+}
+
+/// The encoder packs codewords in pairs when no codeword is longer than
+/// `PAIR_MAX_LEN` (16) bits and one at a time otherwise: the same geometric
+/// input, with runs of its rarest symbols side by side at every alignment
+/// (pairs of two 16-bit codewords), coded under a limit of 16 (pairs) and
+/// of 24 (codewords longer than 16 bits, the general shader), must equal
+/// core.
+#[test]
+fn gpu_pair_and_single_packing_equal_core() {
+    let g = gpu();
+    for_random_cases("vle gpu pairs", 2, |rng| {
+        let mut data: Vec<u8> = (0..20u8)
+            .flat_map(|s| std::iter::repeat_n(s, 1 << (19 - s)))
+            .collect();
+        for i in (1..data.len()).rev() {
+            data.swap(i, rng.random_range(0..=i));
+        }
+        for skip in 0..3 {
+            let at = rng.random_range(0..data.len());
+            let rare: Vec<u8> = (0..6).map(|k| 14 + (k + skip) as u8 % 6).collect();
+            data.splice(at..at, rare);
+        }
+        for limit in [PAIR_MAX_LEN, 24] {
+            let opts = VleOptions {
+                max_len: limit,
+                chunk_symbols: 4096,
+            };
+            let (table, want, index, bits) = core_encode(&data, &opts);
+            assert_eq!(
+                table.max_len() > PAIR_MAX_LEN,
+                limit > PAIR_MAX_LEN,
+                "longest codeword {} under the limit {limit}",
+                table.max_len()
+            );
+            let v = GpuVle::new(g.clone());
+            let input = v.upload(&data, opts.chunk_symbols).unwrap();
+            let (enc, _) = v.encode(&input, &table, opts.chunk_symbols).unwrap();
+            let label = format!("max_len {limit}");
+            assert_eq!(enc.data_bits, bits, "{label}");
+            assert_same(&enc.data, &want, &format!("{label}: GPU vs core"));
+            assert_eq!(enc.chunk_offsets(), index, "{label}: chunk index");
         }
     });
 }

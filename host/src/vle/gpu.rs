@@ -43,6 +43,11 @@ pub const CPU_DEVICE_LOOP_BUDGET: u32 = 60_000;
 /// input of 538 blocks that crosses five look-back segments stays one
 /// dispatch); hardware GPUs take batches as large as a binding allows.
 pub const CPU_DEVICE_BATCH_BLOCKS: u32 = 576;
+/// Longest codeword for which the 64-bit-scan encoder packs codewords in
+/// pairs (`shaders/vle_encode_pairs.comp`): a pair then fits the 32 bits one
+/// accumulator step shifts in. Every byte code the default limit of 16
+/// builds qualifies.
+pub const PAIR_MAX_LEN: u32 = 16;
 /// How often an encode whose waits ran out of budget is retried (CPU devices).
 const SPIN_RETRIES: usize = 3;
 const CONTROL_PREFIX: u64 = 8;
@@ -333,7 +338,13 @@ impl GpuVle {
         let (shader, cells, cell_words) = match self.scan {
             ScanKind::Atomic64 => {
                 let c = self.gpu.uninit::<u64>(blocks as u64)?;
-                (&shaders::VLE_ENCODE, c.into_bytes(), 2 * blocks as u64)
+                // Two codewords per packing step when a pair fits 32 bits.
+                let shader = if max_len <= PAIR_MAX_LEN {
+                    &shaders::VLE_ENCODE_PAIRS
+                } else {
+                    &shaders::VLE_ENCODE
+                };
+                (shader, c.into_bytes(), 2 * blocks as u64)
             }
             ScanKind::Atomic32 => {
                 let c = self.gpu.uninit::<u32>(blocks as u64)?;

@@ -28,7 +28,7 @@ use wavelane_core::vle::{self as core_vle, CodeTable, VleError};
 
 use crate::backend::{Backend, GpuError};
 pub use format::VleFile;
-pub use gpu::{GpuTimes, GpuVle, ScanKind, CPU_DEVICE_BATCH_BLOCKS};
+pub use gpu::{GpuTimes, GpuVle, ScanKind, CPU_DEVICE_BATCH_BLOCKS, PAIR_MAX_LEN};
 
 /// Default symbols per chunk: 4096 keeps the chunk index at 0.1% of the
 /// input and gives the GPU decoder one invocation per 4 KiB.
