@@ -7,7 +7,7 @@ use rand::Rng;
 use wavelane::backend::Backend;
 use wavelane::dwt::gpu::GpuDwt;
 use wavelane::dwt::{self, HostWavelet};
-use wavelane_core::dwt::block::STRIP_TARGET;
+use wavelane_core::dwt::block::strip_target;
 use wavelane_core::dwt::volume::{self, VolumeLayout};
 use wavelane_core::dwt::{max_levels, Cdf53, Cdf97, Fixed97, ImageLayout};
 use wavelane_tests::{assert_same, for_random_cases, gpu, TestRng};
@@ -231,7 +231,7 @@ where
     let mut expected = original.clone();
     let mut scratch = vec![W::Sample::default(); volume::scratch_len_3d(w, h, 1)];
     volume::forward_3d::<W>(&mut expected, layout, [levels, levels, 0], &mut scratch).unwrap();
-    for target in [1, 5, STRIP_TARGET] {
+    for target in [1, 5, strip_target(W::WAVELET)] {
         let plan = GpuDwt::new(gpu(), layout, [levels, levels, 0])
             .unwrap()
             .with_strip_target(target);

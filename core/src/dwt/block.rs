@@ -49,12 +49,22 @@ pub const PAIRS_PER_LANE: usize = 2;
 /// with 16 the 32 x 4 register block spilled on an NVIDIA H200 and the 9/7
 /// ran 3 to 10 times slower (docs/perf-notes.md, DWT).
 pub const SHADER_PAIR_ROWS: usize = 8;
-/// Forward strips per level that [`BlockGeometry::forward_strip`] aims for:
-/// each strip is one subgroup, and a large GPU holds a few thousand resident
-/// subgroups (an H200: 132 SMs x up to 64). On an H200 more, shorter strips
-/// ran faster up to 32768 (more loads in flight, docs/perf-notes.md, DWT);
-/// 16384 keeps the vertical halo of 8192 x 8192 at about 10%.
-pub const STRIP_TARGET: usize = 16384;
+/// Forward strips per level that [`BlockGeometry::forward_strip`] aims for
+/// by default, per wavelet. Each strip is one subgroup, and a large GPU
+/// holds a few thousand resident subgroups (an H200: 132 SMs x up to 64):
+/// more, shorter strips put more loads in flight and fill the last wave
+/// better but add vertical halo. Measured on an H200 at 8192 x 8192
+/// (docs/perf-notes.md, DWT, session 17; targets 2048..65536): the 5/3's
+/// finest level ran fastest with 32768 (9-row strips, -5% against 16384),
+/// the float 9/7's (two halo pairs a side) with 8192 (35-row strips); the
+/// fixed-point 9/7 keeps 16384, which no sweep has beaten yet.
+pub const fn strip_target(wavelet: Wavelet) -> usize {
+    match wavelet {
+        Wavelet::Cdf53 => 32768,
+        Wavelet::Cdf97 => 8192,
+        Wavelet::Fixed97 => 16384,
+    }
+}
 /// Output pair rows of a forward strip, at least: short strips are
 /// halo-dominated.
 pub const STRIP_MIN_OUT_PAIR_ROWS: usize = 4;
@@ -117,7 +127,7 @@ impl BlockGeometry {
 
     /// The forward shaders' strip for a `width x height` level: as wide as
     /// the inverse block, and tall enough that about `target_strips` strips
-    /// cover the level ([`STRIP_TARGET`] by default), within
+    /// cover the level ([`strip_target`] by default), within
     /// [`STRIP_MIN_OUT_PAIR_ROWS`]..=[`STRIP_MAX_OUT_PAIR_ROWS`] output pair
     /// rows. The shader takes the strip height from the host, so any value
     /// gives correct results; this only decides how fast.

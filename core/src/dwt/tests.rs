@@ -1,7 +1,7 @@
 //! Unit and property tests of the DWT module (std allowed here).
 
 use super::block::{
-    forward_level_blocked, inverse_level_blocked, BlockGeometry, LevelShape, STRIP_TARGET,
+    forward_level_blocked, inverse_level_blocked, strip_target, BlockGeometry, LevelShape,
 };
 use super::volume::{forward_3d, inverse_3d, volume_subbands, VolumeLayout};
 use super::*;
@@ -267,7 +267,7 @@ fn check_blocked<W: Lifting>(image: &[W::Sample], w: usize, h: usize, levels: u3
     for sg in [4, 8, 16, 32] {
         // Strip heights from the minimum (many strips) to the maximum (one
         // strip per column of strips on these small images).
-        for target in [1, 200, STRIP_TARGET] {
+        for target in [1, 200, strip_target(W::WAVELET)] {
             let strip =
                 |lw, lh| BlockGeometry::forward_strip(W::WAVELET, sg, lw, lh, target).unwrap();
             let blocked = blocked_multilevel::<W>(image, w, h, levels, strip);
@@ -330,7 +330,8 @@ fn blocked_form_equals_plain_form() {
     // shaders' 16-byte vectors) for every wavelet and subgroup size.
     for wavelet in [Wavelet::Cdf53, Wavelet::Cdf97, Wavelet::Fixed97] {
         for sg in [4, 8, 16, 32, 64] {
-            let strip = BlockGeometry::forward_strip(wavelet, sg, 1000, 1000, STRIP_TARGET);
+            let strip =
+                BlockGeometry::forward_strip(wavelet, sg, 1000, 1000, strip_target(wavelet));
             for g in [
                 strip.unwrap(),
                 BlockGeometry::for_subgroup(wavelet, sg).unwrap(),

@@ -48,7 +48,8 @@ pub struct DwtBenchArgs {
     #[arg(long)]
     json: bool,
     /// GPU forward only: strips per level to aim for (a tuning knob, results
-    /// do not depend on it; default wavelane_core::dwt::block::STRIP_TARGET).
+    /// do not depend on it; default: the wavelet's
+    /// wavelane_core::dwt::block::strip_target).
     #[arg(long)]
     strips: Option<usize>,
 }

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use vulkano::buffer::{BufferContents, Subbuffer};
-use wavelane_core::dwt::block::{BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS, STRIP_TARGET};
+use wavelane_core::dwt::block::{strip_target, BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS};
 
 /// Pair rows per block of the z-axis shaders (`shaders/common/dwt_z.glsl`).
 const Z_PAIR_ROWS: usize = 16;
@@ -51,7 +51,8 @@ pub struct GpuDwt {
     layout: VolumeLayout,
     levels: [u32; 3],
     subgroup: u32,
-    strip_target: usize,
+    /// `None`: each wavelet's default ([`strip_target`]).
+    strip_target: Option<usize>,
 }
 
 fn groups(items: u64, per_group: u64) -> u32 {
@@ -85,15 +86,15 @@ impl GpuDwt {
             layout,
             levels,
             subgroup,
-            strip_target: STRIP_TARGET,
+            strip_target: None,
         })
     }
 
     /// Aims the forward shaders at `target` strips per level instead of
-    /// [`STRIP_TARGET`] (a tuning knob for `wavelane bench dwt`; results do
-    /// not depend on it).
+    /// the wavelet's default [`strip_target`] (a tuning knob for `wavelane
+    /// bench dwt`; results do not depend on it).
     pub fn with_strip_target(mut self, target: usize) -> Self {
-        self.strip_target = target.max(1);
+        self.strip_target = Some(target.max(1));
         self
     }
 
@@ -143,8 +144,8 @@ impl GpuDwt {
         w: usize,
         h: usize,
     ) -> Result<BlockGeometry, DwtHostError> {
-        let g =
-            BlockGeometry::forward_strip(wavelet, self.subgroup as usize, w, h, self.strip_target)?;
+        let target = self.strip_target.unwrap_or(strip_target(wavelet));
+        let g = BlockGeometry::forward_strip(wavelet, self.subgroup as usize, w, h, target)?;
         debug_assert_eq!(g.pairs_x, PAIRS_PER_LANE * self.subgroup as usize);
         Ok(g)
     }
