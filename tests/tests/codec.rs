@@ -391,8 +391,9 @@ fn memory_budget_is_enforced() {
     ));
 }
 
-/// The GPU backend writes the same files as the CPU backend (lossless 5/3
-/// and fixed-point 9/7, with layers, three passes and early termination)
+/// The GPU backend writes the same files as the CPU backend (lossless 5/3,
+/// whose codeblocks it codes on the GPU, in three and two passes and at 16
+/// bits; fixed-point 9/7 with layers, three passes and early termination)
 /// and decodes them to the same images. Small, because lavapipe at subgroup
 /// size 4 is slow.
 #[test]
@@ -400,8 +401,23 @@ fn gpu_encodes_and_decodes_the_same_bytes_as_the_cpu() {
     let gpu = Backend::Gpu(gpu());
     let mut rng = <TestRng as rand::SeedableRng>::seed_from_u64(11);
     let image = random_image(&mut rng, 77, 41, 3, 12);
+    let deep = random_image(&mut rng, 70, 66, 1, 16);
+    let cpu_file = codec::encode(&deep, &EncodeOptions::lossless(), &Backend::Cpu)
+        .unwrap()
+        .bytes;
+    let gpu_file = codec::encode(&deep, &EncodeOptions::lossless(), &gpu)
+        .unwrap()
+        .bytes;
+    assert_same("16-bit gray file", &cpu_file, &gpu_file);
     for (opts, reduce) in [
         (EncodeOptions::lossless(), 0),
+        (
+            EncodeOptions {
+                passes: 2,
+                ..EncodeOptions::lossless()
+            },
+            0,
+        ),
         (
             EncodeOptions {
                 target: RateTarget::Bpp(2.0),

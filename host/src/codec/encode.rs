@@ -570,7 +570,7 @@ fn encode_image(
     let needs = if real.is_some() {
         entropy::Records::Cuts
     } else if options.target == RateTarget::Lossless && header.layers == 1 {
-        entropy::Records::PassEnds
+        entropy::Records::Totals
     } else {
         entropy::Records::Passes
     };
@@ -579,7 +579,7 @@ fn encode_image(
     // thread beside the entropy stage rather than serially after it. Pass
     // ends without decreases need no weights (`rate_points`), and the
     // entropy stage gets both threads.
-    let weighed = needs != entropy::Records::PassEnds;
+    let weighed = !matches!(needs, entropy::Records::PassEnds | entropy::Records::Totals);
     let (coded, ()) = rayon::join(
         || entropy::encode(&header, &mut batch, &shifts, needs, backend),
         || {

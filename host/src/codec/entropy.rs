@@ -23,6 +23,10 @@ use crate::bpc::{cpu, BlockDesc, CodeblockBatch, EncodedBatch};
 /// What rate control needs of the coded blocks besides their codewords.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Records {
+    /// Each block's codeword total only, as one record (a lossless
+    /// single-layer file, which keeps everything): the one case the GPU
+    /// backend codes on the GPU, whose coder reports no pass ends.
+    Totals,
     /// The pass records' codeword counts, not their distortion decreases
     /// (0): allocations that keep every pass, or only count bytes.
     PassEnds,
@@ -116,9 +120,21 @@ fn encode_batch(
 ) -> Result<Coded, CodecError> {
     // Rate control needs every block's per-pass records, which only the
     // CPU driver produces; coding on the GPU as well would double the
-    // work, so both backends code codeblocks on the CPU (the GPU backend
-    // runs the DWT and decodes codeblocks on the GPU).
-    let _ = backend;
+    // work, so both backends code such batches on the CPU. A file that
+    // keeps every codeword needs only the totals: the GPU codes those
+    // (same codewords, tests/tests/bpc.rs), when the batch fits one binding.
+    if let (Records::Totals, Backend::Gpu(gpu)) = (needs, backend) {
+        let bytes = std::mem::size_of_val(batch.coefficients.as_slice()) as u64;
+        if bytes <= gpu.info().max_storage_buffer_range as u64 {
+            let (encoded, _) = crate::bpc::gpu::encode(gpu, batch, tables)?;
+            let records = totals(&encoded);
+            return Ok(Coded {
+                encoded,
+                records,
+                cuts: Vec::new(),
+            });
+        }
+    }
     let (encoded, records, cuts) = match needs {
         Records::Cuts => {
             let (encoded, (records, cuts)) = cpu::encode_with_cuts(batch, tables)?;
@@ -133,12 +149,33 @@ fn encode_batch(
             let (encoded, records) = cpu::encode_with_pass_ends(batch, tables)?;
             (encoded, records, Vec::new())
         }
+        Records::Totals => {
+            let encoded = cpu::encode(batch, tables, cpu::CoreForm::Sequential)?;
+            let records = totals(&encoded);
+            (encoded, records, Vec::new())
+        }
     };
     Ok(Coded {
         encoded,
         records,
         cuts,
     })
+}
+
+/// One record per coded block holding its codeword total (what keeping
+/// every pass needs of the pass records: `allocate` takes each block's last
+/// count), none for a block with nothing to code, as the pass records of
+/// such a block are empty.
+pub(crate) fn totals(encoded: &EncodedBatch) -> Vec<Vec<PassRecord>> {
+    (0..encoded.tops.len())
+        .map(|i| match encoded.block(i) {
+            (Some(_), words) => vec![PassRecord {
+                codewords: words.len() as u32,
+                ..PassRecord::EMPTY
+            }],
+            (None, _) => Vec::new(),
+        })
+        .collect()
 }
 
 /// Codes every block of `batch` with the records rate control `needs`;
@@ -290,4 +327,60 @@ pub(crate) fn decode(
             .map(|s| s.expect("every block is in one shift group"))
             .collect(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavelane_core::bpc::Mode;
+
+    /// What `allocate` reads of a lossless single-layer file's records (is
+    /// the list empty, and its last count) is the same in `totals` as in the
+    /// pass ends the CPU coder reports.
+    #[test]
+    fn totals_keep_what_the_pass_ends_say() {
+        let (w, h) = (200, 150);
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // Zero, sparse and dense regions, so some blocks code nothing.
+        let coefficients: Vec<i32> = (0..w * h)
+            .map(|i| match (i % w) / 64 {
+                0 => 0,
+                1 if next() % 16 != 0 => 0,
+                _ => (next() % 2001) as i32 - 1000,
+            })
+            .collect();
+        let mut blocks = Vec::new();
+        for y in (0..h).step_by(64) {
+            for x in (0..w).step_by(64) {
+                blocks.push(BlockDesc {
+                    offset: y * w + x,
+                    stride: w,
+                    width: 64.min(w - x),
+                    height: 64.min(h - y),
+                    group: blocks.len() % wavelane_core::bpc::GROUPS,
+                });
+            }
+        }
+        let batch = CodeblockBatch {
+            coefficients,
+            blocks,
+        };
+        for mode in [Mode::TwoPass, Mode::ThreePass] {
+            let tables = ProbabilityTables::natural_lossless(mode);
+            let (encoded, ends) = cpu::encode_with_pass_ends(&batch, &tables).unwrap();
+            let got = totals(&encoded);
+            assert_eq!(got.len(), ends.len());
+            assert!(ends.iter().any(|r| r.is_empty()) && ends.iter().any(|r| !r.is_empty()));
+            for (t, e) in got.iter().zip(&ends) {
+                assert_eq!(t.is_empty(), e.is_empty());
+                assert_eq!(t.last().map(|r| r.codewords), e.last().map(|r| r.codewords));
+            }
+        }
+    }
 }
