@@ -373,7 +373,7 @@ mod tests {
         };
         for mode in [Mode::TwoPass, Mode::ThreePass] {
             let tables = ProbabilityTables::natural_lossless(mode);
-            let (encoded, ends) = cpu::encode_with_pass_ends(&batch, &tables).unwrap();
+            let (encoded, ends) = cpu::encode_with_pass_ends(&batch, tables).unwrap();
             let got = totals(&encoded);
             assert_eq!(got.len(), ends.len());
             assert!(ends.iter().any(|r| r.is_empty()) && ends.iter().any(|r| !r.is_empty()));
