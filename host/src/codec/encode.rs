@@ -743,7 +743,14 @@ fn encode_image(
         wavelet: super::format::wavelet_name(header.wavelet),
         levels: header.levels,
         codeblocks: blocks.len(),
-        passes_coded: coded.records.iter().map(|r| r.len() as u64).sum(),
+        // Totals stand for every pass of the schedule (a lossless file
+        // codes them all); the other records list the passes coded.
+        passes_coded: match needs {
+            entropy::Records::Totals => (coded.encoded.tops.iter())
+                .map(|&top| wavelane_core::bpc::pass_count(header.mode(), top) as u64)
+                .sum(),
+            _ => coded.records.iter().map(|r| r.len() as u64).sum(),
+        },
         bitplanes_skipped: index.shifts.iter().map(|&s| s as u64).sum(),
         seconds,
     };
