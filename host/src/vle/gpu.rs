@@ -98,7 +98,6 @@ impl DeviceInput {
     }
 }
 
-/// The byte stream `bytes` as little-endian words, zero-padded to `words` words.
 /// VLE kernels on one device.
 #[derive(Debug, Clone)]
 pub struct GpuVle {

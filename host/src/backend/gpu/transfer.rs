@@ -120,7 +120,25 @@ impl Gpu {
             .map_err(command_err)
     }
 
-    fn check_validation(&self) -> Result<(), GpuError> {
+    /// Ends a transfer: waits for the copies still in flight (every copy
+    /// must be over before its chunk goes back to the pool, error or not),
+    /// returns the chunks, and reports the first error, or the validation
+    /// layer's.
+    fn finish(
+        &self,
+        dir: Direction,
+        staging: [Subbuffer<[u8]>; 2],
+        in_flight: [Option<CopyFence>; 2],
+        mut result: Result<(), GpuError>,
+    ) -> Result<(), GpuError> {
+        for fence in in_flight.into_iter().flatten() {
+            let waited = wait(fence);
+            if result.is_ok() {
+                result = waited;
+            }
+        }
+        self.return_staging(dir, staging);
+        result?;
         match super::device::VALIDATION_ERRORS.load(std::sync::atomic::Ordering::SeqCst) {
             0 => Ok(()),
             n => Err(GpuError::Validation(n)),
@@ -165,15 +183,7 @@ impl Gpu {
                 }
             }
         }
-        // Every copy must be over before the chunks go back to the pool.
-        for fence in in_flight.into_iter().flatten() {
-            let waited = wait(fence);
-            if result.is_ok() {
-                result = waited;
-            }
-        }
-        self.return_staging(Direction::Upload, staging);
-        result.and_then(|()| self.check_validation())
+        self.finish(Direction::Upload, staging, in_flight, result)
     }
 
     /// Reads every byte of the device buffer `src`: `sink(offset, chunk)`
@@ -237,14 +247,7 @@ impl Gpu {
                 }
             }
         }
-        for fence in in_flight.into_iter().flatten() {
-            let waited = wait(fence);
-            if result.is_ok() {
-                result = waited;
-            }
-        }
-        self.return_staging(Direction::Download, staging);
-        result.and_then(|()| self.check_validation())
+        self.finish(Direction::Download, staging, in_flight, result)
     }
 
     /// Copies `data` into a new device-local buffer (one zero element if
