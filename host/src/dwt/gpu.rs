@@ -375,9 +375,19 @@ impl GpuDwt {
             self.inverse_dispatches::<W>(&input, &output, &scratch)?
         };
         let timing = self.gpu.run(&dispatches)?;
+        let l = self.layout;
+        if l.row_stride == l.width && (l.depth == 1 || l.slice_stride == l.width * l.height) {
+            // No stride padding: the buffer is the volume, read straight
+            // into `data` (no second copy of a plane-sized download).
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut data[..len]);
+            self.gpu.read_bytes(&output.into_bytes(), |offset, chunk| {
+                let at = offset as usize;
+                bytes[at..at + chunk.len()].copy_from_slice(chunk);
+            })?;
+            return Ok(timing);
+        }
         let result = self.gpu.download(&output)?;
         // Copy only the volume's samples: stride padding was never written.
-        let l = self.layout;
         for z in 0..l.depth {
             for y in 0..l.height {
                 let at = z * l.slice_stride + y * l.row_stride;
