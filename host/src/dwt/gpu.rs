@@ -379,11 +379,7 @@ impl GpuDwt {
         if l.row_stride == l.width && (l.depth == 1 || l.slice_stride == l.width * l.height) {
             // No stride padding: the buffer is the volume, read straight
             // into `data` (no second copy of a plane-sized download).
-            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut data[..len]);
-            self.gpu.read_bytes(&output.into_bytes(), |offset, chunk| {
-                let at = offset as usize;
-                bytes[at..at + chunk.len()].copy_from_slice(chunk);
-            })?;
+            self.gpu.download_into(&output, &mut data[..len])?;
             return Ok(timing);
         }
         let result = self.gpu.download(&output)?;

@@ -281,12 +281,28 @@ impl Gpu {
         buf: &Subbuffer<[T]>,
     ) -> Result<Vec<T>, GpuError> {
         let mut out = vec![T::zeroed(); buf.len() as usize];
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
+        self.download_into(buf, &mut out)?;
+        Ok(out)
+    }
+
+    /// Reads `buf` into `out`, which must hold exactly `buf.len()` elements.
+    pub fn download_into<T: BufferContents + bytemuck::Pod>(
+        &self,
+        buf: &Subbuffer<[T]>,
+        out: &mut [T],
+    ) -> Result<(), GpuError> {
+        if out.len() as u64 != buf.len() {
+            return Err(GpuError::Limit(format!(
+                "a download of {} elements into {}",
+                buf.len(),
+                out.len()
+            )));
+        }
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
         self.read_bytes(&buf.clone().into_bytes(), |offset, chunk| {
             let at = offset as usize;
             bytes[at..at + chunk.len()].copy_from_slice(chunk);
-        })?;
-        Ok(out)
+        })
     }
 }
 
