@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use wavelane::backend::{Backend, BackendError, BackendKind};
+use wavelane::backend::{Backend, BackendError, BackendKind, Job};
 
 const NO_DRIVER: &str = "/nonexistent/wavelane-test-icd.json";
 
@@ -83,13 +83,13 @@ fn child_select_without_driver() {
 }
 
 /// `auto` never picks a software Vulkan device (lavapipe) by itself: it is
-/// slower than the CPU backend. With `WAVELANE_DEVICE` naming it, it does.
-/// Runs where the suite's Vulkan device is lavapipe (CI); on a machine with
-/// a hardware GPU, `auto` must pick the GPU instead.
+/// slower than the CPU backend; nor a hardware GPU for a job too small for
+/// it to finish first (a VLE file of a few KB: the GPU never finished first
+/// on VLE files). With `WAVELANE_DEVICE` naming the device, it is used
+/// either way.
 #[test]
-fn gpu_auto_skips_software_devices_unless_chosen() {
+fn gpu_auto_takes_the_cpu_for_small_jobs_unless_a_device_is_named() {
     let gpu = wavelane::backend::Gpu::shared().expect("a Vulkan device for this test");
-    let software = gpu.info().device_type == wavelane::backend::SOFTWARE_DEVICE_TYPE;
     let run = |device: Option<&str>| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_wavelane"));
         cmd.args(["vle", "compress", "Cargo.toml", "-o"])
@@ -108,20 +108,43 @@ fn gpu_auto_skips_software_devices_unless_chosen() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let chosen = run(None);
-    if software {
-        assert!(
-            chosen.contains("\"cpu"),
-            "auto took the software device: {chosen}"
-        );
-        let forced = run(Some(&gpu.info().index.to_string()));
-        assert!(
-            forced.contains("\"gpu"),
-            "WAVELANE_DEVICE was ignored: {forced}"
-        );
-    } else {
-        assert!(
-            chosen.contains("\"gpu"),
-            "auto skipped a hardware GPU: {chosen}"
-        );
+    assert!(chosen.contains("\"cpu"), "auto took the GPU: {chosen}");
+    let forced = run(Some(&gpu.info().index.to_string()));
+    assert!(
+        forced.contains("\"gpu"),
+        "WAVELANE_DEVICE was ignored: {forced}"
+    );
+}
+
+/// `select_for` in process: a job far above every crossover takes a
+/// hardware GPU (a software device still only by name), a small one the
+/// CPU, and `--backend gpu` the device whatever the size.
+#[test]
+fn gpu_select_for_weighs_the_job() {
+    if std::env::var_os("WAVELANE_DEVICE").is_some() {
+        panic!("run this test without WAVELANE_DEVICE: it checks auto's own choice");
     }
+    let gpu = wavelane::backend::Gpu::shared().expect("a Vulkan device for this test");
+    let software = gpu.info().device_type == wavelane::backend::SOFTWARE_DEVICE_TYPE;
+    let huge = Job::Encode {
+        samples: 1 << 40,
+        lossless: true,
+    };
+    let small = Job::Decode {
+        samples: 64 * 64,
+        reversible: true,
+    };
+    let auto_huge = Backend::select_for(BackendKind::Auto, huge).unwrap();
+    let expected = if software {
+        BackendKind::Cpu
+    } else {
+        BackendKind::Gpu
+    };
+    assert_eq!(auto_huge.kind(), expected, "{}", gpu.info().name);
+    let auto_small = Backend::select_for(BackendKind::Auto, small).unwrap();
+    assert_eq!(auto_small.kind(), BackendKind::Cpu);
+    let forced = Backend::select_for(BackendKind::Gpu, small).unwrap();
+    assert_eq!(forced.kind(), BackendKind::Gpu);
+    let cpu = Backend::select_for(BackendKind::Cpu, huge).unwrap();
+    assert_eq!(cpu.kind(), BackendKind::Cpu);
 }

@@ -2,12 +2,14 @@
 //! device ([`Backend::Gpu`], vulkano). Both run the same algorithms and give
 //! the same bytes.
 
+pub mod auto;
 pub mod cpu;
 pub mod gpu;
 pub mod simd;
 
 use std::sync::Arc;
 
+pub use auto::Job;
 pub use gpu::{Gpu, GpuError};
 
 /// The backend a user asks for (`--backend`).
@@ -20,7 +22,9 @@ pub enum BackendKind {
     Gpu,
     /// A hardware GPU if one can be opened, else the CPU with a one-line
     /// notice (a software Vulkan device such as lavapipe only when chosen
-    /// with `WAVELANE_DEVICE`).
+    /// with `WAVELANE_DEVICE`). Commands that know the size of their job
+    /// ([`Backend::select_for`]) take the CPU without opening a device when
+    /// the job is too small for the GPU to finish first ([`auto`]).
     #[default]
     Auto,
 }
@@ -79,6 +83,19 @@ impl Backend {
                 }
             }),
         }
+    }
+
+    /// Like [`Backend::select`], but `auto` first weighs `job`: where the
+    /// GPU backend would not finish first on this many CPU threads
+    /// ([`auto::prefers_gpu`]), it takes the CPU without opening a device
+    /// and without a notice. A device named with `WAVELANE_DEVICE` is used
+    /// whatever the size: naming one asks for it.
+    pub fn select_for(kind: BackendKind, job: Job) -> Result<Backend, BackendError> {
+        let named = std::env::var_os(gpu::DEVICE_ENV).is_some();
+        if kind == BackendKind::Auto && !named && !auto::prefers_gpu(job, cpu::threads()) {
+            return Ok(Backend::Cpu);
+        }
+        Backend::select(kind)
     }
 
     /// A short human-readable name: `cpu (N threads)` or `gpu (device name)`.

@@ -8,8 +8,11 @@ use clap::Args;
 
 use super::encode::{files_bar, output_path};
 use super::CliResult;
-use crate::backend::{Backend, BackendKind};
+use wavelane_core::dwt::{level_size, Wavelet};
+
+use crate::backend::{Backend, BackendKind, Job};
 use crate::codec::file::{Container, ReadOptions};
+use crate::codec::header::Header;
 use crate::codec::progressive::{header_len_from_prefix, prefix_len};
 use crate::codec::{self, DecodeOptions};
 use crate::image_io;
@@ -29,7 +32,9 @@ pub struct DecodeArgs {
     /// Decode only the first N quality layers.
     #[arg(long, value_name = "N")]
     pub layers: Option<u8>,
-    /// Where the transform and decoder run.
+    /// Where the transform and decoder run; `auto` takes a hardware GPU only
+    /// for images large enough to finish first there for this many CPU
+    /// threads (docs/perf-notes.md), else the CPU.
     #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
     /// Print JSON reports instead of text.
@@ -65,9 +70,25 @@ fn read_needed(
     Ok((bytes, size))
 }
 
+/// The job `auto` weighs: the samples decoded at `reduce` and whether the
+/// file uses the reversible 5/3. A header that does not parse counts as an
+/// empty job (the decoder then reports what is wrong with it).
+fn decode_job(bytes: &[u8], reduce: u8) -> Job {
+    let Ok((h, _, _)) = Header::parse(bytes) else {
+        return Job::Decode {
+            samples: 0,
+            reversible: true,
+        };
+    };
+    let (w, hh) = level_size(h.width as usize, h.height as usize, reduce.into());
+    Job::Decode {
+        samples: (w * hh) as u64 * h.components as u64,
+        reversible: h.wavelet == Wavelet::Cdf53,
+    }
+}
+
 /// Runs `wavelane decode`.
 pub fn run(args: DecodeArgs) -> CliResult {
-    let backend = Backend::select(args.backend)?;
     let options = DecodeOptions {
         reduce: args.reduce,
         layers: args.layers,
@@ -83,6 +104,7 @@ pub fn run(args: DecodeArgs) -> CliResult {
         bar.set_message(input.display().to_string());
         let (bytes, file_size) =
             read_needed(input, args.reduce).map_err(|e| format!("{}: {e}", input.display()))?;
+        let backend = Backend::select_for(args.backend, decode_job(&bytes, args.reduce))?;
         let decoded = codec::decode(&bytes, &options, &backend)
             .map_err(|e| format!("{}: {e}", input.display()))?;
         let out = output_path(&args.output, input, many, "png");

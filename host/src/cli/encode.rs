@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use wavelane_core::dwt::Wavelet;
 
 use super::CliResult;
-use crate::backend::{Backend, BackendKind};
+use crate::backend::{Backend, BackendKind, Job};
 use crate::codec::{self, EncodeOptions, RateTarget, TableChoice};
 use crate::image_io;
 
@@ -103,7 +103,9 @@ pub struct EncodeArgs {
     /// Declare the true bit depth of samples stored in a wider container (e.g. 12 in 16-bit PNG).
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=16))]
     pub bit_depth: Option<u8>,
-    /// Where the transform and coder run.
+    /// Where the transform and coder run; `auto` takes a hardware GPU only
+    /// for lossless images large enough to finish first there for this many
+    /// CPU threads (docs/perf-notes.md), else the CPU.
     #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
     /// Print JSON reports instead of text.
@@ -174,7 +176,6 @@ pub(crate) fn files_bar(n: usize, json: bool) -> ProgressBar {
 
 /// Runs `wavelane encode`.
 pub fn run(args: EncodeArgs) -> CliResult {
-    let backend = Backend::select(args.backend)?;
     let options = args.options();
     let many = args.inputs.len() > 1;
     if many {
@@ -188,6 +189,11 @@ pub fn run(args: EncodeArgs) -> CliResult {
         if let Some(b) = args.bit_depth {
             image.bit_depth = b;
         }
+        let job = Job::Encode {
+            samples: image.samples() as u64,
+            lossless: options.target == RateTarget::Lossless,
+        };
+        let backend = Backend::select_for(args.backend, job)?;
         // Encoding runs some forty parallel regions (stages, DWT levels);
         // started from a pool thread, each is a push onto its queue, where
         // from this thread each would be a hand-over to the pool and a

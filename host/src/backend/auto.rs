@@ -1,0 +1,131 @@
+//! When `--backend auto` takes the GPU: only for jobs big enough that the
+//! GPU backend finishes first end to end. A GPU command pays ~0.3-0.45 s of
+//! device start-up before any work (driver, pipelines, staging) and moves
+//! every plane across the bus, so small jobs are faster on the CPU, and how
+//! small depends on how many CPU threads there are.
+//!
+//! The crossovers below are measured (docs/perf-notes.md, "Where `auto`
+//! takes the GPU"): whole command lines on 768² to 6144² RGB images and a
+//! 113 MB VLE input, the process pinned to 2, 4 and 16 cores of an H200
+//! host. Between the measured thread counts the crossover is interpolated
+//! geometrically; past 16 threads it grows in proportion, below 2 it
+//! shrinks in proportion.
+
+/// What a command is about to run, for `auto` to weigh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Job {
+    /// Encoding an image of `samples` samples (width x height x components).
+    Encode {
+        /// Samples of the image.
+        samples: u64,
+        /// A lossless target: the GPU backend then codes the codeblocks on
+        /// the device too; for rate targets only the transform runs there.
+        lossless: bool,
+    },
+    /// Decoding `samples` samples (after `--reduce`).
+    Decode {
+        /// Samples decoded.
+        samples: u64,
+        /// The file uses the reversible 5/3 (lossless files and their
+        /// truncations), whose decoding gains most on the GPU.
+        reversible: bool,
+    },
+    /// Compressing or decompressing a VLE file.
+    Vle,
+}
+
+/// Measured crossovers in samples at 2, 4 and 16 CPU threads, or `None`
+/// where the GPU backend finished first in no measured case.
+fn crossovers(job: Job) -> Option<[f64; 3]> {
+    match job {
+        Job::Encode { lossless: true, .. } => Some([12e6, 30e6, 200e6]),
+        // The rate-target encoder runs its coding passes on the CPU on both
+        // backends: never ahead (at best level at 113 M samples).
+        Job::Encode {
+            lossless: false, ..
+        } => None,
+        Job::Decode {
+            reversible: true, ..
+        } => Some([8e6, 17e6, 64e6]),
+        Job::Decode {
+            reversible: false, ..
+        } => Some([26e6, 50e6, 111e6]),
+        // Transfer-bound: 0.8-1.3 s on the GPU against 0.2-0.55 s on the
+        // CPU for 113 MB, at every thread count.
+        Job::Vle => None,
+    }
+}
+
+/// Samples from which the GPU backend is expected to finish first with
+/// `threads` CPU threads, or `None` if never.
+pub fn gpu_threshold(job: Job, threads: usize) -> Option<f64> {
+    let [c2, c4, c16] = crossovers(job)?;
+    let t = threads.max(1) as f64;
+    Some(if t <= 2.0 {
+        c2 * t / 2.0
+    } else if t <= 4.0 {
+        c2 * (c4 / c2).powf((t / 2.0).log2())
+    } else if t <= 16.0 {
+        c4 * (c16 / c4).powf((t / 4.0).log2() / 2.0)
+    } else {
+        c16 * t / 16.0
+    })
+}
+
+/// Whether `auto` should take a hardware GPU for `job` on `threads` CPU
+/// threads.
+pub fn prefers_gpu(job: Job, threads: usize) -> bool {
+    let samples = match job {
+        Job::Encode { samples, .. } | Job::Decode { samples, .. } => samples,
+        Job::Vle => return false,
+    };
+    gpu_threshold(job, threads).is_some_and(|limit| samples as f64 >= limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOSSLESS: fn(u64) -> Job = |samples| Job::Encode {
+        samples,
+        lossless: true,
+    };
+
+    #[test]
+    fn measured_points_are_the_crossovers() {
+        assert_eq!(gpu_threshold(LOSSLESS(0), 2), Some(12e6));
+        assert_eq!(gpu_threshold(LOSSLESS(0), 4), Some(30e6));
+        assert!((gpu_threshold(LOSSLESS(0), 16).unwrap() - 200e6).abs() < 1.0);
+        // The measured cases land on the side they were measured on.
+        let rgb = |side: u64| side * side * 3;
+        assert!(prefers_gpu(LOSSLESS(rgb(3072)), 2)); // 0.80-0.86 s vs 1.19-1.26
+        assert!(!prefers_gpu(LOSSLESS(rgb(1536)), 2)); // 0.46-0.57 vs 0.22
+        assert!(!prefers_gpu(LOSSLESS(rgb(3072)), 4)); // 0.65-0.71 vs 0.59-0.62
+        assert!(!prefers_gpu(LOSSLESS(rgb(3072)), 16)); // 0.64-0.67 vs 0.24
+        assert!(!prefers_gpu(LOSSLESS(rgb(6144)), 16)); // 1.14 vs 0.95
+        let dec = |side: u64| Job::Decode {
+            samples: rgb(side),
+            reversible: true,
+        };
+        assert!(prefers_gpu(dec(6144), 16)); // 1.92 vs 2.32
+        assert!(prefers_gpu(dec(3072), 4)); // 0.89-0.90 vs 1.20-1.29
+        assert!(!prefers_gpu(dec(1536), 4)); // 0.48-0.51 vs 0.24
+    }
+
+    #[test]
+    fn thresholds_grow_with_threads_and_never_where_unmeasured() {
+        let mut last = 0.0;
+        for t in 1..=64 {
+            let v = gpu_threshold(LOSSLESS(0), t).unwrap();
+            assert!(v > last, "{t} threads: {v} after {last}");
+            last = v;
+        }
+        let lossy = Job::Encode {
+            samples: u64::MAX,
+            lossless: false,
+        };
+        assert!(!prefers_gpu(lossy, 1));
+        assert!(!prefers_gpu(Job::Vle, 1));
+        assert!(prefers_gpu(LOSSLESS(u64::MAX), 1024));
+    }
+}
