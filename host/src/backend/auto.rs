@@ -18,8 +18,9 @@ pub enum Job {
     Encode {
         /// Samples of the image.
         samples: u64,
-        /// A lossless target: the GPU backend then codes the codeblocks on
-        /// the device too; for rate targets only the transform runs there.
+        /// A lossless single-layer target: the GPU backend then codes the
+        /// codeblocks on the device too; for other targets only the
+        /// transform runs there.
         lossless: bool,
     },
     /// Decoding `samples` samples (after `--reduce`).

@@ -191,7 +191,8 @@ pub fn run(args: EncodeArgs) -> CliResult {
         }
         let job = Job::Encode {
             samples: image.samples() as u64,
-            lossless: options.target == RateTarget::Lossless,
+            // Only single-layer lossless files are coded on the device.
+            lossless: options.target == RateTarget::Lossless && options.layers == 1,
         };
         let backend = Backend::select_for(args.backend, job)?;
         // Encoding runs some forty parallel regions (stages, DWT levels);
