@@ -484,6 +484,10 @@ impl GpuVle {
             let symbols = (c1 * chunk_symbols).min(n) - first;
             let dst = self.gpu.uninit::<u32>(symbols.div_ceil(4) as u64)?;
             let control = self.gpu.upload(&[0u32, u32::MAX])?;
+            // The shader keeps its prefetch loads alive with a store under
+            // `n_chunks == u32::MAX`, which a batch (at most 2^29 / 3 / 32
+            // chunks) never meets.
+            debug_assert!(c1 - c0 < u32::MAX as usize);
             let timing = self.gpu.run(&[Dispatch::new(
                 &shaders::VLE_DECODE,
                 [((c1 - c0) as u32).div_ceil(64), 1, 1],
