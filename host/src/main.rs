@@ -19,10 +19,17 @@ fn main() -> ExitCode {
     match wavelane::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("wavelane: error: {err}");
+            let mut printed = err.to_string();
+            eprintln!("wavelane: error: {printed}");
+            // Causes that a message above already quotes (errors that show
+            // their source in their own text) are not repeated.
             let mut source = err.source();
             while let Some(cause) = source {
-                eprintln!("  caused by: {cause}");
+                let text = cause.to_string();
+                if !printed.contains(&text) {
+                    eprintln!("  caused by: {text}");
+                    printed.push_str(&text);
+                }
                 source = cause.source();
             }
             ExitCode::FAILURE

@@ -226,10 +226,14 @@ fn bad_input_is_a_clear_error() {
         &["dwt", s(&pgm), "--levels", "9", "-o", s(&raw)],
         "allows at most",
     );
-    fails(
-        &["dwt", s(&dir.path("missing.pgm")), "-o", s(&raw)],
-        "missing.pgm",
-    );
+    // The operating system's reason, once: the error's own text quotes its
+    // cause, so the "caused by" lines must not repeat it.
+    let stderr = common::fails(&["dwt", s(&dir.path("missing.pgm")), "-o", s(&raw)]);
+    assert!(stderr.contains("missing.pgm"), "{stderr}");
+    let reason = std::fs::read(dir.path("missing.pgm"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(stderr.matches(&reason).count(), 1, "{stderr}");
     std::fs::write(&raw, [0u8; 12]).unwrap();
     fails(
         &[

@@ -50,7 +50,7 @@ fn cpu_round_trips_every_kind_of_file() {
             text.contains(&format!("{} -> ", bytes.len())),
             "{name}: {text}"
         );
-        ok(&[
+        let text = ok(&[
             "vle",
             "decompress",
             s(&packed),
@@ -59,6 +59,12 @@ fn cpu_round_trips_every_kind_of_file() {
             "--backend",
             "cpu",
         ]);
+        // Sizes in the direction of the operation: file -> original.
+        let packed_len = std::fs::metadata(&packed).unwrap().len();
+        assert!(
+            text.contains(&format!("{packed_len} -> {} bytes", bytes.len())),
+            "{name}: {text}"
+        );
         assert_eq!(std::fs::read(&back).unwrap(), bytes, "{name}");
     }
 }

@@ -126,14 +126,20 @@ impl Summary {
         if json {
             println!("{}", serde_json::to_string_pretty(self)?);
         } else {
+            // Sizes in the direction of the operation: input -> output.
+            let (from, to) = if self.operation == "decompressed" {
+                (self.compressed_bytes, self.original_bytes)
+            } else {
+                (self.original_bytes, self.compressed_bytes)
+            };
             println!(
                 "{} {} -> {}: {} -> {} bytes ({:.3} bits/byte), {} distinct bytes, \
                  codes up to {} bits, {} chunks of {} symbols, CRC-32 {}, {:.3} s on {}",
                 self.operation,
                 self.input,
                 self.output,
-                self.original_bytes,
-                self.compressed_bytes,
+                from,
+                to,
                 self.bits_per_byte,
                 self.distinct_bytes,
                 self.longest_code_bits,
