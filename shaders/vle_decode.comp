@@ -29,6 +29,8 @@ layout(set = 0, binding = 1) readonly buffer Tables { uint tables[]; };
 // n_chunks + 1 bit positions in data_words: chunk c is offsets[c]..offsets[c + 1].
 layout(set = 0, binding = 2) readonly buffer Offsets { uint offsets[]; };
 layout(set = 0, binding = 3) writeonly buffer Output { uint out_words[]; };
+// The same buffer as 16-byte vectors (each element written through one view only).
+layout(set = 0, binding = 3) writeonly buffer Output4 { uvec4 out4_words[]; };
 // [0] error bits, [1] lowest failing chunk (starts at 0xffffffff).
 layout(set = 0, binding = 4) buffer Control { uint control[]; };
 layout(push_constant) uniform Params {
@@ -150,34 +152,50 @@ void main() {
     st.cur = load_word(st.w);
     st.nxt = load_word(st.w + 1u);
     uint out_len = uint(out_words.length());
+    // 16 symbols (one 16-byte vector of output, four words written out
+    // without a loop) per iteration: llvmpipe ends every loop of an
+    // invocation after 65535 iterations in all, so this loop must stay
+    // short; a cut-short loop shows up as p != end below. A chunk's output
+    // starts at a multiple of 32 symbols, so the vectors are aligned.
     uint n_words = (count + 3u) / 4u;
-    // One output word (4 symbols, written out without a loop) per iteration:
-    // llvmpipe ends every loop of an invocation after 65535 iterations in
-    // all, so this loop must stay short; a cut-short loop shows up as
-    // p != end below.
+    uint n_quads = (n_words + 3u) / 4u;
     bool ok = true;
     // The touched words, folded together: a load whose value is never used
     // would be removed by the compiler.
     uint touched = 0u;
     uint ahead = 0u;
-    for (uint wi = 0u; wi < n_words && ok; wi++) {
-        uint base = wi * 4u;
-        uint out_word = 0u;
-        uint sym;
-        if (ok && base < count) { ok = decode_symbol(st, end, lut_bits, max_len, sym); out_word |= sym; }
-        if (ok && base + 1u < count) { ok = decode_symbol(st, end, lut_bits, max_len, sym); out_word |= sym << 8; }
-        if (ok && base + 2u < count) { ok = decode_symbol(st, end, lut_bits, max_len, sym); out_word |= sym << 16; }
-        if (ok && base + 3u < count) { ok = decode_symbol(st, end, lut_bits, max_len, sym); out_word |= sym << 24; }
-        if (wi % PREFETCH_PERIOD == 0u) {
+    for (uint qi = 0u; qi < n_quads && ok; qi++) {
+        uvec4 out4 = uvec4(0u);
+        [[unroll]] for (uint k = 0u; k < 4u; k++) {
+            uint base = (qi * 4u + k) * 4u;
+            uint out_word = 0u;
+            uint sym;
+            if (ok && base < count) { ok = decode_symbol(st, end, lut_bits, max_len, sym); out_word |= sym; }
+            if (ok && base + 1u < count) { ok = decode_symbol(st, end, lut_bits, max_len, sym); out_word |= sym << 8; }
+            if (ok && base + 2u < count) { ok = decode_symbol(st, end, lut_bits, max_len, sym); out_word |= sym << 16; }
+            if (ok && base + 3u < count) { ok = decode_symbol(st, end, lut_bits, max_len, sym); out_word |= sym << 24; }
+            out4[k] = out_word;
+        }
+        if (qi % (PREFETCH_PERIOD / 4u) == 0u) {
             touched ^= ahead;
             ahead = 0u;
             [[unroll]] for (uint k = 1u; k <= PREFETCH_SECTORS; k++) {
                 ahead ^= load_word(st.w + k * SECTOR_WORDS);
             }
         }
-        uint at = (first_sym >> 2) + wi;
-        if (ok && at < out_len) {
-            out_words[at] = out_word;
+        // Only the chunk's own words (n_words), and only inside the buffer:
+        // a whole vector where all four are, else word by word.
+        uint at = (first_sym >> 2) + qi * 4u;
+        if (ok) {
+            if (qi * 4u + 3u < n_words && at + 3u < out_len) {
+                out4_words[at >> 2] = out4;
+            } else {
+                [[unroll]] for (uint k = 0u; k < 4u; k++) {
+                    if (qi * 4u + k < n_words && at + k < out_len) {
+                        out_words[at + k] = out4[k];
+                    }
+                }
+            }
         }
     }
     if (!ok) {
