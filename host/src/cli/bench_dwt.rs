@@ -8,6 +8,11 @@
 //! a device buffer copy of the image on the GPU (`Gpu::time_copy`), a
 //! `copy_from_slice` of the image on the CPU, reported as read + write bytes
 //! per second.
+//!
+//! On the GPU, the result of the timed transform is checked outside the
+//! timing against the CPU backend's (bit for bit for the integer wavelets,
+//! to 1e-5 of the coefficient scale for the f32 9/7); a difference fails the
+//! benchmark, naming the first sample that differs.
 
 use std::time::Instant;
 
@@ -259,7 +264,7 @@ struct Run {
 
 /// Nanoseconds of `repeats` runs after one warm-up, each with the
 /// nanoseconds of its dispatches (GPU only).
-fn time<W: HostWavelet>(
+fn time<W: HostWavelet<HostSample: Checked>>(
     backend: &Backend,
     image: &[W::Sample],
     run: Run,
@@ -290,7 +295,7 @@ fn time<W: HostWavelet>(
 
 /// Device-resident timing: buffers stay on the GPU, timestamps bracket the
 /// dispatches of one whole transform.
-fn time_gpu<W: HostWavelet>(
+fn time_gpu<W: HostWavelet<HostSample: Checked>>(
     gpu: &std::sync::Arc<Gpu>,
     image: &[W::Sample],
     run: Run,
@@ -328,5 +333,82 @@ fn time_gpu<W: HostWavelet>(
             times.push((timing.total_ns(), timing.dispatch_ns));
         }
     }
+    // The result of the last run against the CPU backend's, outside the timing.
+    let got = gpu.download(&b)?;
+    let mut expected = image.to_vec();
+    let layout = ImageLayout::new(size, size);
+    if inverse {
+        host_dwt::inverse_2d::<W>(&Backend::Cpu, &mut expected, layout, levels)?;
+    } else {
+        host_dwt::forward_2d::<W>(&Backend::Cpu, &mut expected, layout, levels)?;
+    }
+    if let Some(i) = W::HostSample::first_difference(&expected, &got) {
+        return Err(format!(
+            "the GPU's {} transform differs from the CPU's at row {}, column {}: expected {:?}, got {:?}",
+            if inverse { "inverse" } else { "forward" },
+            i / size,
+            i % size,
+            expected[i],
+            got[i]
+        )
+        .into());
+    }
     Ok(times)
+}
+
+/// How the benchmark compares the GPU's result with the CPU's.
+trait Checked: Sized {
+    /// Index of the first sample of `actual` that does not agree with
+    /// `expected`, if any.
+    fn first_difference(expected: &[Self], actual: &[Self]) -> Option<usize>;
+}
+
+impl Checked for i32 {
+    fn first_difference(expected: &[i32], actual: &[i32]) -> Option<usize> {
+        expected.iter().zip(actual).position(|(e, a)| e != a)
+    }
+}
+
+impl Checked for f32 {
+    /// Within 1e-5 of the larger of the coefficient scale and the value
+    /// (the f32 9/7's documented agreement); a NaN never agrees.
+    fn first_difference(expected: &[f32], actual: &[f32]) -> Option<usize> {
+        let scale = expected.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+        expected.iter().zip(actual).position(|(e, a)| {
+            let (error, tolerance) = ((e - a).abs(), 1e-5 * scale.max(e.abs()));
+            error.is_nan() || error > tolerance
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Checked;
+
+    #[test]
+    fn integer_results_must_agree_bit_for_bit() {
+        let expected = [3, -7, 0, 12];
+        assert_eq!(i32::first_difference(&expected, &expected), None);
+        assert_eq!(i32::first_difference(&expected, &[3, -7, 1, 12]), Some(2));
+        assert_eq!(i32::first_difference(&expected, &[4, -7, 0, 12]), Some(0));
+    }
+
+    #[test]
+    fn float_results_agree_within_the_documented_tolerance() {
+        // Scale 1000: 1e-5 of it is 0.01.
+        let expected = [1000.0f32, -2.5, 0.0, 40.0];
+        assert_eq!(f32::first_difference(&expected, &expected), None);
+        assert_eq!(
+            f32::first_difference(&expected, &[1000.0, -2.505, 0.009, 40.0]),
+            None
+        );
+        assert_eq!(
+            f32::first_difference(&expected, &[1000.0, -2.5, 0.02, 40.0]),
+            Some(2)
+        );
+        assert_eq!(
+            f32::first_difference(&expected, &[1000.0, -2.5, 0.0, f32::NAN]),
+            Some(3)
+        );
+    }
 }
