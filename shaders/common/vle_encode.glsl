@@ -77,9 +77,18 @@ void vle_flag(uint bits) {
 // spend from `budget` (params.loop_budget per workgroup lifetime, counting
 // the other loops of each block too), check their condition afterwards and
 // report VLE_ERR_SPIN instead of using a value that is not ready. The host
-// sets a budget below 65535 on CPU devices and unlimited on GPUs.
+// sets a budget below 65535 on CPU devices; on GPUs each block's waits have
+// a bound of their own instead (VLE_LOOP_BUDGET below).
 #define VLE_POLLS 16u
 #define VLE_LOOPS_PER_BLOCK 64u // the non-wait loops of one block, generously
+
+// Whether the waits draw on the workgroup's loop budget (CPU devices, whose
+// loops llvmpipe cuts as above; the host sets 1) or each block's waits are
+// bounded by VLE_SPIN_LIMIT polls of their own (GPUs; the host sets 0). A
+// specialization constant, so that a GPU's pipeline carries none of the
+// budget's bookkeeping, which cost 13-16% of the encoder's speed on an H100
+// (docs/perf-notes.md, VLE, session 20).
+layout(constant_id = 0) const uint VLE_LOOP_BUDGET = 1u;
 
 // Spends one wait iteration; false when the budget is gone.
 bool vle_spend(inout uint budget) {
@@ -353,8 +362,15 @@ void main() {
         uint block_bits;
         uint off = workgroup_exclusive_scan(bits, block_bits);
 
-        budget = budget > VLE_LOOPS_PER_BLOCK ? budget - VLE_LOOPS_PER_BLOCK : 0u;
-        uvec2 p = vle_add64(block_position(block, block_bits, budget), params.base_bit);
+        uint wait_budget = VLE_SPIN_LIMIT / VLE_POLLS;
+        if (VLE_LOOP_BUDGET != 0u) {
+            budget = budget > VLE_LOOPS_PER_BLOCK ? budget - VLE_LOOPS_PER_BLOCK : 0u;
+            wait_budget = budget;
+        }
+        uvec2 p = vle_add64(block_position(block, block_bits, wait_budget), params.base_bit);
+        if (VLE_LOOP_BUDGET != 0u) {
+            budget = wait_budget;
+        }
         uint lead = p.x & 31u;
         uint p_word = (p.x >> 5) | (p.y << 27);
 

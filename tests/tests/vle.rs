@@ -336,6 +336,65 @@ fn gpu_multi_batch_equals_cpu() {
     });
 }
 
+/// The pipeline GPUs get (`VLE_LOOP_BUDGET` = 0: no loop budget, each
+/// block's waits bounded on their own) must code what core codes, for every
+/// packing and scan and with one, three or one workgroup per block; on
+/// lavapipe, whose loops end at 65535 iterations, only small inputs are safe
+/// without the budget, which is what this runs. The budget pipeline is the
+/// one every other GPU test here gets on lavapipe.
+#[test]
+fn gpu_encoder_without_loop_budget_equals_core() {
+    let g = gpu();
+    let scans = if g.info().int64_atomics {
+        vec![ScanKind::Atomic64, ScanKind::Atomic32]
+    } else {
+        vec![ScanKind::Atomic32]
+    };
+    for_random_cases("vle gpu no budget", 2, |rng| {
+        let inputs = [
+            generate(
+                SampleKind::Text,
+                rng.random_range(20_000..300_000),
+                rng.next_u64(),
+            ),
+            generate(
+                SampleKind::Random,
+                rng.random_range(20_000..100_000),
+                rng.next_u64(),
+            ),
+            long_codes(rng),
+        ];
+        for data in inputs {
+            for max_len in [PAIR_MAX_LEN, 24] {
+                let opts = VleOptions {
+                    max_len,
+                    chunk_symbols: 4096,
+                };
+                let (table, want, index, bits) = core_encode(&data, &opts);
+                for &scan in &scans {
+                    let workgroups = [1, 3, 0][rng.random_range(0..3)];
+                    let mut v = GpuVle::new(g.clone())
+                        .with_scan(scan)
+                        .unwrap()
+                        .with_loop_budget(None);
+                    if workgroups > 0 {
+                        v = v.with_workgroups(workgroups);
+                    }
+                    let input = v.upload(&data, opts.chunk_symbols).unwrap();
+                    let (enc, _) = v.encode(&input, &table, opts.chunk_symbols).unwrap();
+                    let label = format!(
+                        "{} symbols, {scan:?}, {workgroups} workgroups, max_len {max_len}",
+                        data.len()
+                    );
+                    assert_eq!(enc.data_bits, bits, "{label}");
+                    assert_same(&enc.data, &want, &format!("{label}: GPU vs core"));
+                    assert_eq!(enc.chunk_offsets(), index, "{label}: chunk index");
+                }
+            }
+        }
+    });
+}
+
 /// An input of many more blocks than a CPU device (lavapipe) takes in one
 /// dispatch (`CPU_DEVICE_BATCH_BLOCKS`): before the host cut such inputs
 /// into batches, lavapipe ran out of loop iterations from about 8 MB on two

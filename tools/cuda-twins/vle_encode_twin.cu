@@ -8,7 +8,7 @@
 // goes. The output is checked against a sequential packing on the host.
 //
 //   nvcc -O3 -arch=sm_90 -lineinfo -o vle_twin vle_encode_twin.cu
-//   ./vle_twin [MB=128] [repeats=5] [workgroups=1056] [dynamic shared bytes=0]
+//   ./vle_twin [MB=128] [repeats=5] [workgroups=1056] [dynamic shared bytes=0] [zipf|random]
 // KEPT_MINB (-DKEPT_MINB=N) sets __launch_bounds__' minimum blocks per SM
 // (fewer registers); the dynamic shared bytes pad each workgroup (fewer per SM).
 #include <cstdio>
@@ -165,6 +165,9 @@ int main(int argc, char** argv) {
     // Zipf-like bytes; codeword length by rank (2..16 bits, about 4.3 bits a
     // byte on average), code bits = rank (masked): the packing does not care
     // whether the code is prefix-free.
+    // Kind: "zipf" (default) or "random" (uniform bytes, every code 8 bits,
+    // like `wavelane bench vle --kind random`).
+    bool random = argc > 5 && argv[5][0] == 'r';
     std::vector<uint8_t> data(n);
     std::vector<double> cdf(256); double z = 0;
     for (int r = 0; r < 256; r++) { z += 1.0 / (r + 1.5); cdf[r] = z; }
@@ -172,10 +175,13 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < n; i++) {
         st ^= st << 13; st ^= st >> 7; st ^= st << 17;
         double u = (st >> 11) * (1.0 / 9007199254740992.0) * z;
-        data[i] = (uint8_t)(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+        data[i] = random ? (uint8_t)(st >> 56) : (uint8_t)(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
     }
     std::vector<uint32_t> codes(256);
-    for (int r = 0; r < 256; r++) { int len = std::min(16, 2 + (int)(1.2 * log2(r + 1.0))); codes[r] = ((uint32_t)(r & ((1 << len) - 1)) << 8) | len; }
+    for (int r = 0; r < 256; r++) {
+        int len = random ? 8 : std::min(16, 2 + (int)(1.2 * log2(r + 1.0)));
+        codes[r] = ((uint32_t)(r & ((1 << len) - 1)) << 8) | len;
+    }
     uint64_t total_bits = 0; for (size_t i = 0; i < n; i++) total_bits += codes[data[i]] & 0xff;
     uint32_t n_blocks = (uint32_t)((n + BSYM - 1) / BSYM);
     size_t out_words = total_bits / 32 + 2;

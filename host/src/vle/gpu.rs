@@ -33,6 +33,10 @@ pub const GPU_LUT_BITS: u32 = 11;
 /// encoder's waits get this budget (see `shaders/common/vle_encode.glsl`)
 /// and each workgroup encodes one block, so the budget goes to waiting.
 pub const CPU_DEVICE_LOOP_BUDGET: u32 = 60_000;
+/// `constant_id` of the encoder's `VLE_LOOP_BUDGET` specialization constant
+/// (common/vle_encode.glsl): 1 where the waits spend a loop budget (CPU
+/// devices), 0 where each block's waits are bounded on their own (GPUs).
+const ENCODE_LOOP_BUDGET_ID: u32 = 0;
 /// Blocks per encode dispatch on such CPU devices. Their loop budget is not
 /// per workgroup alone: on lavapipe (Mesa 22.3, LLVM 15) an encode of 977
 /// blocks in one dispatch ran out with one llvmpipe thread
@@ -152,6 +156,17 @@ impl GpuVle {
     /// devices).
     pub fn with_workgroups(mut self, workgroups: u32) -> Self {
         self.workgroups = workgroups.max(1);
+        self
+    }
+
+    /// Sets the encoder's loop budget per workgroup lifetime (`None`: none,
+    /// each block's waits bounded on their own, as on GPUs; the default on
+    /// CPU devices is [`CPU_DEVICE_LOOP_BUDGET`], whose loops llvmpipe cuts
+    /// at 65535 iterations). A budget also caps the blocks per dispatch and
+    /// the decoder's chunk length, as on CPU devices. Tests use `None` to
+    /// run the GPUs' encoder pipeline on lavapipe with small inputs.
+    pub fn with_loop_budget(mut self, budget: Option<u32>) -> Self {
+        self.loop_budget = budget.unwrap_or(u32::MAX);
         self
     }
 
@@ -365,6 +380,10 @@ impl GpuVle {
             .buffer(&cells)
             .buffer(&control)
             .buffer(&index)
+            .constant(
+                ENCODE_LOOP_BUDGET_ID,
+                u32::from(self.loop_budget != u32::MAX),
+            )
             .push(&[
                 n as u32,
                 blocks,

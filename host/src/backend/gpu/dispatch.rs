@@ -12,17 +12,19 @@ use vulkano::pipeline::{
     ComputePipeline, Pipeline, PipelineBindPoint, PipelineLayout, PipelineShaderStageCreateInfo,
 };
 use vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
-use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo};
+use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
 use vulkano::sync::PipelineStage;
 
 use super::{error_chain, Gpu, GpuError};
 use crate::shaders::Shader;
 
-/// One compute dispatch: a shader, its storage buffers (set 0, bindings
-/// 0..n in order), its push constants and the workgroup counts.
+/// One compute dispatch: a shader, its specialization constants, its
+/// storage buffers (set 0, bindings 0..n in order), its push constants and
+/// the workgroup counts.
 #[derive(Debug, Clone)]
 pub struct Dispatch {
     shader: &'static Shader,
+    constants: Vec<(u32, u32)>,
     buffers: Vec<Subbuffer<[u8]>>,
     push: Vec<u32>,
     groups: [u32; 3],
@@ -33,10 +35,21 @@ impl Dispatch {
     pub fn new(shader: &'static Shader, groups: [u32; 3]) -> Self {
         Dispatch {
             shader,
+            constants: Vec::new(),
             buffers: Vec::new(),
             push: Vec::new(),
             groups,
         }
+    }
+
+    /// Sets the 32-bit specialization constant `constant_id = id` (the
+    /// shader's default where not set). Each set of values is its own
+    /// pipeline, which the driver compiles with the values folded in.
+    pub fn constant(mut self, id: u32, value: u32) -> Self {
+        self.constants.retain(|&(i, _)| i != id);
+        self.constants.push((id, value));
+        self.constants.sort_unstable();
+        self
     }
 
     /// Binds the next storage buffer (binding = number of buffers bound so far).
@@ -80,10 +93,17 @@ macro_rules! push_fixed {
 }
 
 impl Gpu {
-    /// The compute pipeline of `shader`, created on first use and cached.
-    pub fn pipeline(&self, shader: &'static Shader) -> Result<Arc<ComputePipeline>, GpuError> {
+    /// The compute pipeline of `shader` with the 32-bit specialization
+    /// constants `constants` (`(id, value)`, sorted by id), created on first
+    /// use and cached.
+    pub fn pipeline(
+        &self,
+        shader: &'static Shader,
+        constants: &[(u32, u32)],
+    ) -> Result<Arc<ComputePipeline>, GpuError> {
         let mut cache = self.pipelines.lock().expect("pipeline cache poisoned");
-        if let Some(p) = cache.get(shader.name) {
+        let key = (shader.name, constants.to_vec());
+        if let Some(p) = cache.get(&key) {
             return Ok(p.clone());
         }
         let err = |detail: String| GpuError::Pipeline {
@@ -98,9 +118,19 @@ impl Gpu {
         let module =
             unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(&words)) }
                 .map_err(|e| err(error_chain(&e)))?;
-        let entry = module
-            .entry_point("main")
-            .ok_or_else(|| err("no `main` entry point".into()))?;
+        let entry = if constants.is_empty() {
+            module.entry_point("main")
+        } else {
+            let values = constants
+                .iter()
+                .map(|&(id, v)| (id, SpecializationConstant::U32(v)))
+                .collect();
+            module
+                .specialize(values)
+                .map_err(|e| err(error_chain(&*e)))?
+                .entry_point("main")
+        };
+        let entry = entry.ok_or_else(|| err("no `main` entry point".into()))?;
         let stage = PipelineShaderStageCreateInfo::new(entry);
         let layout_info = PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage])
             .into_pipeline_layout_create_info(self.device.clone())
@@ -113,7 +143,7 @@ impl Gpu {
             ComputePipelineCreateInfo::stage_layout(stage, layout),
         )
         .map_err(|e| err(error_chain(&e)))?;
-        cache.insert(shader.name, pipeline.clone());
+        cache.insert(key, pipeline.clone());
         Ok(pipeline)
     }
 
@@ -131,7 +161,7 @@ impl Gpu {
         }
         let mut pipelines = Vec::with_capacity(dispatches.len());
         for d in dispatches {
-            pipelines.push(self.pipeline(d.shader)?);
+            pipelines.push(self.pipeline(d.shader, &d.constants)?);
         }
         let mut index = 0;
         let mut record = |b: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,

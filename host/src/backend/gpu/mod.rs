@@ -25,6 +25,9 @@ use vulkano::pipeline::ComputePipeline;
 
 pub use device::{GpuInfo, DEVICE_ENV, VALIDATION_ENV};
 
+/// A pipeline's shader name and 32-bit specialization constants (`(id, value)`, sorted).
+type PipelineKey = (&'static str, Vec<(u32, u32)>);
+
 /// One device of [`Gpu::list`]: `(index, name, device type)`.
 pub type ListedDevice = (usize, String, String);
 pub use dispatch::{Dispatch, Timing};
@@ -101,7 +104,8 @@ pub struct Gpu {
     command_buffers: Arc<StandardCommandBufferAllocator>,
     descriptor_sets: Arc<StandardDescriptorSetAllocator>,
     pipeline_cache: Arc<PipelineCache>,
-    pipelines: Mutex<HashMap<&'static str, Arc<ComputePipeline>>>,
+    /// Pipelines by shader name and specialization constants.
+    pipelines: Mutex<HashMap<PipelineKey, Arc<ComputePipeline>>>,
     info: GpuInfo,
     /// Benchmarks' clock warm-up ([`Gpu::set_clock_warm_up`]).
     warm: warm::ClockWarmUp,

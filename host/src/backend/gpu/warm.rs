@@ -97,7 +97,7 @@ impl Gpu {
             return Ok(());
         }
         let d = self.busy_dispatch(iterations)?;
-        let pipeline = self.pipeline(&shaders::BUSY)?;
+        let pipeline = self.pipeline(&shaders::BUSY, &[])?;
         self.record_dispatch(b, &pipeline, &d)
     }
 
