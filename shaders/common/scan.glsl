@@ -9,6 +9,9 @@
 // is a multiple of the subgroup size, and the caller to declare
 //   shared uint scan_sg_totals[SCAN_MAX_SUBGROUPS];
 //   shared uint scan_wg_total;
+// A caller whose every call is separated from the previous one by a
+// workgroup barrier (after the previous call's last reads) may define
+// SCAN_CALLS_SEPARATED to skip the scan's own first barrier.
 // Positions are taken from (gl_SubgroupID, gl_SubgroupInvocationID), not from
 // gl_LocalInvocationIndex, because Vulkan does not promise that subgroups are
 // made of consecutive local invocations: the element an invocation owns is
@@ -22,7 +25,9 @@ uint scan_position() {
 // receives the sum over the whole workgroup. Contains barriers: every
 // invocation of the workgroup must call it (uniform control flow).
 uint workgroup_exclusive_scan(uint x, out uint total) {
+#ifndef SCAN_CALLS_SEPARATED
     barrier(); // the shared arrays may still be read by a previous call
+#endif
     uint incl = subgroupInclusiveAdd(x);
     uint sg_sum = subgroupAdd(x);
     if (subgroupElect()) {

@@ -61,6 +61,9 @@ shared uint s_segment_total; // ...whose total is this (< 2^22 bits)
 
 shared uint scan_sg_totals[SCAN_MAX_SUBGROUPS];
 shared uint scan_wg_total;
+// Each block's scan follows the loop top's barrier, and the previous
+// block's scan was read before the barriers of its look-back.
+#define SCAN_CALLS_SEPARATED
 #include "common/scan.glsl"
 
 void vle_flag(uint bits) {
@@ -309,7 +312,10 @@ void main() {
     uint budget = params.loop_budget;
     // Every iteration takes a fresh ticket; tickets only grow, so this ends.
     while (true) {
-        barrier(); // the previous block is fully copied out
+        // One barrier: every invocation read the previous s_block and
+        // s_completer before the previous block's look-back barriers, and
+        // finishes its copy-out (the last reads of s_buf) before it reaches
+        // this barrier, which every later write of s_buf follows.
         if (lid == 0u) {
             s_block = atomicAdd(control[VLE_CTRL_TICKET], 1u);
             s_completer = 0u;
