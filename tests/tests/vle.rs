@@ -3,7 +3,7 @@
 //! against the code's bound, and rejection of corrupted files.
 
 use rand::{Rng, RngCore};
-use wavelane::backend::Backend;
+use wavelane::backend::{Backend, Gpu};
 use wavelane::vle::sample::{generate, SampleKind};
 use wavelane::vle::{
     compress, cpu, decode, decompress, GpuVle, ScanKind, VleCodecError, VleFile, VleOptions,
@@ -222,14 +222,20 @@ fn corrupted_files_are_errors() {
     }
 }
 
-#[test]
-fn gpu_histogram_and_encode_equal_cpu() {
-    let g = gpu();
-    let scans = if g.info().int64_atomics {
+/// Every inter-block scan the device can run: the 32-bit fallback, and
+/// GVLE's 64-bit scan where the device has 64-bit buffer atomics.
+fn scan_kinds(g: &Gpu) -> Vec<ScanKind> {
+    if g.info().int64_atomics {
         vec![ScanKind::Atomic64, ScanKind::Atomic32]
     } else {
         vec![ScanKind::Atomic32]
-    };
+    }
+}
+
+#[test]
+fn gpu_histogram_and_encode_equal_cpu() {
+    let g = gpu();
+    let scans = scan_kinds(&g);
     for_random_cases("vle gpu encode", 2, |rng| {
         let mut inputs = corpus(rng);
         inputs.retain(|(name, _)| name != "real binary");
@@ -345,11 +351,7 @@ fn gpu_multi_batch_equals_cpu() {
 #[test]
 fn gpu_encoder_without_loop_budget_equals_core() {
     let g = gpu();
-    let scans = if g.info().int64_atomics {
-        vec![ScanKind::Atomic64, ScanKind::Atomic32]
-    } else {
-        vec![ScanKind::Atomic32]
-    };
+    let scans = scan_kinds(&g);
     for_random_cases("vle gpu no budget", 2, |rng| {
         let inputs = [
             generate(
