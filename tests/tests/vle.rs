@@ -6,8 +6,8 @@ use rand::{Rng, RngCore};
 use wavelane::backend::{Backend, Gpu};
 use wavelane::vle::sample::{generate, SampleKind};
 use wavelane::vle::{
-    compress, cpu, decode, decompress, GpuVle, ScanKind, VleCodecError, VleFile, VleOptions,
-    CPU_DEVICE_BATCH_BLOCKS, PAIR_MAX_LEN,
+    compress, cpu, decode, decompress, Encoded, GpuVle, ScanKind, VleCodecError, VleFile,
+    VleOptions, CPU_DEVICE_BATCH_BLOCKS, PAIR_MAX_LEN,
 };
 use wavelane_core::vle::{self as core_vle, CodeTable};
 use wavelane_tests::{for_random_cases, gpu, TestRng};
@@ -43,6 +43,13 @@ fn assert_same(got: &[u8], want: &[u8], label: &str) {
 }
 
 /// Inputs of every kind, including the edge cases.
+/// A GPU stream against core's: its length, bytes and chunk index.
+fn assert_equals_core(enc: &Encoded, want: &[u8], index: &[u64], bits: u64, label: &str) {
+    assert_eq!(enc.data_bits, bits, "{label}: stream bits");
+    assert_same(&enc.data, want, &format!("{label}: GPU vs core"));
+    assert_eq!(enc.chunk_offsets(), index, "{label}: chunk index");
+}
+
 fn corpus(rng: &mut TestRng) -> Vec<(String, Vec<u8>)> {
     let mut all = vec![
         ("empty".to_string(), Vec::new()),
@@ -264,9 +271,7 @@ fn gpu_histogram_and_encode_equal_cpu() {
                 assert_eq!(hist, cpu::histogram(&data), "{name}: GPU histogram");
                 let (enc, _) = v.encode(&input, &table, opts.chunk_symbols).unwrap();
                 let label = format!("{name}: {scan:?}, {workgroups} workgroups, {opts:?}");
-                assert_eq!(enc.data_bits, bits, "{label}");
-                assert_same(&enc.data, &want, &format!("{label}: GPU vs core"));
-                assert_eq!(enc.chunk_offsets(), index, "{label}: chunk index");
+                assert_equals_core(&enc, &want, &index, bits, &label);
             }
         }
     });
@@ -309,9 +314,7 @@ fn gpu_pair_and_single_packing_equal_core() {
             let input = v.upload(&data, opts.chunk_symbols).unwrap();
             let (enc, _) = v.encode(&input, &table, opts.chunk_symbols).unwrap();
             let label = format!("max_len {limit}");
-            assert_eq!(enc.data_bits, bits, "{label}");
-            assert_same(&enc.data, &want, &format!("{label}: GPU vs core"));
-            assert_eq!(enc.chunk_offsets(), index, "{label}: chunk index");
+            assert_equals_core(&enc, &want, &index, bits, &label);
         }
     });
 }
@@ -388,12 +391,45 @@ fn gpu_encoder_without_loop_budget_equals_core() {
                         "{} symbols, {scan:?}, {workgroups} workgroups, max_len {max_len}",
                         data.len()
                     );
-                    assert_eq!(enc.data_bits, bits, "{label}");
-                    assert_same(&enc.data, &want, &format!("{label}: GPU vs core"));
-                    assert_eq!(enc.chunk_offsets(), index, "{label}: chunk index");
+                    assert_equals_core(&enc, &want, &index, bits, &label);
                 }
             }
         }
+    });
+}
+
+/// `encode_counted` sizes the output for the stream's exact length: with the
+/// input's own histogram it codes what core codes; with a histogram that
+/// understates the input, the encoder runs out of room and reports it, never
+/// a shorter or wrong stream.
+#[test]
+fn gpu_counted_encode_is_exact_or_an_error() {
+    let g = gpu();
+    for_random_cases("vle gpu counted", 2, |rng| {
+        let data = generate(
+            SampleKind::Text,
+            rng.random_range(10_000..400_000),
+            rng.next_u64(),
+        );
+        let opts = VleOptions::default();
+        let (table, want, index, bits) = core_encode(&data, &opts);
+        let v = GpuVle::new(g.clone());
+        let input = v.upload(&data, opts.chunk_symbols).unwrap();
+        let (hist, _) = v.histogram(&input).unwrap();
+        let (enc, _) = v
+            .encode_counted(&input, &table, opts.chunk_symbols, &hist)
+            .unwrap();
+        assert_equals_core(&enc, &want, &index, bits, "counted");
+        let mut short = hist;
+        let top = (0..256).max_by_key(|&s| hist[s]).unwrap();
+        short[top] /= 2;
+        let err = v
+            .encode_counted(&input, &table, opts.chunk_symbols, &short)
+            .expect_err("an understated histogram must not give a stream");
+        assert!(
+            matches!(err, VleCodecError::GpuEncode(ref what) if what.contains("output past the buffer")),
+            "{err}"
+        );
     });
 }
 

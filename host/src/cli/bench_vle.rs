@@ -258,7 +258,7 @@ fn bench_gpu(
     let (times, encoded) = timed(repeats, bar, || {
         let (hist, hist_ns) = v.histogram(&input)?;
         let table = CodeTable::from_histogram(&hist, opts.max_len)?;
-        let (enc, t) = v.encode(&input, &table, opts.chunk_symbols)?;
+        let (enc, t) = v.encode_counted(&input, &table, opts.chunk_symbols, &hist)?;
         pipeline_ns.push(hist_ns + t.clear_ns + t.encode_ns);
         Ok((t.encode_ns, enc))
     })?;

@@ -265,6 +265,37 @@ impl GpuVle {
         table: &CodeTable,
         chunk_symbols: usize,
     ) -> Result<(Encoded, GpuTimes), VleCodecError> {
+        self.encode_sized(input, table, chunk_symbols, None)
+    }
+
+    /// [`GpuVle::encode`] of an input whose histogram `hist` is known (from
+    /// [`GpuVle::histogram`]): a one-batch input's output buffer is then
+    /// sized and cleared for the stream's exact length instead of `max_len`
+    /// bits a symbol (text under a 16-bit limit: a quarter of the bytes to
+    /// clear). A histogram that does not match the input makes the encoder
+    /// report an output past its buffer, never a wrong stream.
+    pub fn encode_counted(
+        &self,
+        input: &DeviceInput,
+        table: &CodeTable,
+        chunk_symbols: usize,
+        hist: &[u64; SYMBOLS],
+    ) -> Result<(Encoded, GpuTimes), VleCodecError> {
+        let bits = match input.batches.len() {
+            1 => Some(table.encoded_bits(hist)?),
+            _ => None, // each batch's own count is not known
+        };
+        self.encode_sized(input, table, chunk_symbols, bits)
+    }
+
+    /// The encoder; `data_bits`, when known, is the stream's length (one batch).
+    fn encode_sized(
+        &self,
+        input: &DeviceInput,
+        table: &CodeTable,
+        chunk_symbols: usize,
+        data_bits: Option<u64>,
+    ) -> Result<(Encoded, GpuTimes), VleCodecError> {
         wavelane_core::vle::check_chunk_symbols(chunk_symbols)?;
         let mut codes = [0u32; SYMBOLS];
         for (s, c) in codes.iter_mut().enumerate() {
@@ -280,11 +311,15 @@ impl GpuVle {
             // The batch's word 0 is the word the previous batch ended in:
             // its bytes are ORed into the stream, the rest appended.
             let at = (bit / 32) as usize * 4;
+            // Bits this batch may write: its exact length where known (one
+            // batch), else `max_len` bits a symbol.
+            let batch_bits = data_bits.unwrap_or(*n as u64 * table.max_len() as u64);
             let (local_index, end, timing) = self.encode_batch(
                 words,
                 *n,
                 &codes,
                 table.max_len(),
+                batch_bits,
                 chunk_symbols,
                 base_bit,
                 |offset, bytes| {
@@ -338,13 +373,14 @@ impl GpuVle {
         n: usize,
         codes: &Subbuffer<[u32]>,
         max_len: u32,
+        max_bits: u64,
         chunk_symbols: usize,
         base_bit: u32,
         sink: impl FnMut(u64, &[u8]),
     ) -> Result<(Vec<u64>, u64, Timing), VleCodecError> {
         let blocks = n.div_ceil(BLOCK_SYMBOLS) as u32;
         let chunks = chunk_count(n, chunk_symbols) as u32;
-        let capacity = (n as u64 * max_len as u64 + 31 + 32).div_ceil(32).max(1);
+        let capacity = (max_bits + 31 + 32).div_ceil(32).max(1);
         let out = self.gpu.uninit::<u32>(capacity)?;
         let control_words = CONTROL_PREFIX + 2 * (blocks as u64).div_ceil(SEGMENT_BLOCKS as u64);
         let control = self.gpu.uninit::<u32>(control_words)?;
@@ -452,7 +488,8 @@ impl GpuVle {
         let input = self.upload(data, opts.chunk_symbols)?;
         let (hist, hist_ns) = self.histogram(&input)?;
         let table = CodeTable::from_histogram(&hist, opts.max_len)?;
-        let (encoded, mut times) = self.encode(&input, &table, opts.chunk_symbols)?;
+        let (encoded, mut times) =
+            self.encode_counted(&input, &table, opts.chunk_symbols, &hist)?;
         times.histogram_ns = hist_ns;
         Ok((encoded, times))
     }
