@@ -2,6 +2,8 @@
 //! trips on random, skewed, text, binary and edge-case inputs, compression
 //! against the code's bound, and rejection of corrupted files.
 
+use std::sync::Arc;
+
 use rand::{Rng, RngCore};
 use wavelane::backend::{Backend, Gpu};
 use wavelane::vle::sample::{generate, SampleKind};
@@ -42,7 +44,6 @@ fn assert_same(got: &[u8], want: &[u8], label: &str) {
     }
 }
 
-/// Inputs of every kind, including the edge cases.
 /// A GPU stream against core's: its length, bytes and chunk index.
 fn assert_equals_core(enc: &Encoded, want: &[u8], index: &[u64], bits: u64, label: &str) {
     assert_eq!(enc.data_bits, bits, "{label}: stream bits");
@@ -50,6 +51,7 @@ fn assert_equals_core(enc: &Encoded, want: &[u8], index: &[u64], bits: u64, labe
     assert_eq!(enc.chunk_offsets(), index, "{label}: chunk index");
 }
 
+/// Inputs of every kind, including the edge cases.
 fn corpus(rng: &mut TestRng) -> Vec<(String, Vec<u8>)> {
     let mut all = vec![
         ("empty".to_string(), Vec::new()),
@@ -229,6 +231,18 @@ fn corrupted_files_are_errors() {
     }
 }
 
+/// An encoder with `scan` and 1 or 3 persistent workgroups or the device
+/// default (one per block on lavapipe), at random: the look-back must work
+/// with any. Returns it with the count (0: the default).
+fn random_encoder(g: &Arc<Gpu>, scan: ScanKind, rng: &mut TestRng) -> (GpuVle, u32) {
+    let workgroups = [1, 3, 0][rng.random_range(0..3)];
+    let v = GpuVle::new(g.clone()).with_scan(scan).unwrap();
+    match workgroups {
+        0 => (v, 0),
+        n => (v.with_workgroups(n), n),
+    }
+}
+
 /// Every inter-block scan the device can run: the 32-bit fallback, and
 /// GVLE's 64-bit scan where the device has 64-bit buffer atomics.
 fn scan_kinds(g: &Gpu) -> Vec<ScanKind> {
@@ -259,13 +273,7 @@ fn gpu_histogram_and_encode_equal_cpu() {
             let opts = options(rng);
             let (table, want, index, bits) = core_encode(&data, &opts);
             for &scan in &scans {
-                // 1 and 3 persistent workgroups, or the device default (one
-                // per block on lavapipe): the look-back must work with any.
-                let workgroups = [1, 3, 0][rng.random_range(0..3)];
-                let mut v = GpuVle::new(g.clone()).with_scan(scan).unwrap();
-                if workgroups > 0 {
-                    v = v.with_workgroups(workgroups);
-                }
+                let (v, workgroups) = random_encoder(&g, scan, rng);
                 let input = v.upload(&data, opts.chunk_symbols).unwrap();
                 let (hist, _) = v.histogram(&input).unwrap();
                 assert_eq!(hist, cpu::histogram(&data), "{name}: GPU histogram");
@@ -377,14 +385,8 @@ fn gpu_encoder_without_loop_budget_equals_core() {
                 };
                 let (table, want, index, bits) = core_encode(&data, &opts);
                 for &scan in &scans {
-                    let workgroups = [1, 3, 0][rng.random_range(0..3)];
-                    let mut v = GpuVle::new(g.clone())
-                        .with_scan(scan)
-                        .unwrap()
-                        .with_loop_budget(None);
-                    if workgroups > 0 {
-                        v = v.with_workgroups(workgroups);
-                    }
+                    let (v, workgroups) = random_encoder(&g, scan, rng);
+                    let v = v.with_loop_budget(None);
                     let input = v.upload(&data, opts.chunk_symbols).unwrap();
                     let (enc, _) = v.encode(&input, &table, opts.chunk_symbols).unwrap();
                     let label = format!(
