@@ -368,15 +368,12 @@ void main() {
         uint block_bits;
         uint off = workgroup_exclusive_scan(bits, block_bits);
 
-        uint wait_budget = VLE_SPIN_LIMIT / VLE_POLLS;
-        if (VLE_LOOP_BUDGET != 0u) {
-            budget = budget > VLE_LOOPS_PER_BLOCK ? budget - VLE_LOOPS_PER_BLOCK : 0u;
-            wait_budget = budget;
-        }
-        uvec2 p = vle_add64(block_position(block, block_bits, wait_budget), params.base_bit);
-        if (VLE_LOOP_BUDGET != 0u) {
-            budget = wait_budget;
-        }
+        // CPU devices: what is left of the workgroup's budget after this
+        // block's other loops; GPUs: a bound of this block's waits alone.
+        budget = VLE_LOOP_BUDGET != 0u
+            ? (budget > VLE_LOOPS_PER_BLOCK ? budget - VLE_LOOPS_PER_BLOCK : 0u)
+            : VLE_SPIN_LIMIT / VLE_POLLS;
+        uvec2 p = vle_add64(block_position(block, block_bits, budget), params.base_bit);
         uint lead = p.x & 31u;
         uint p_word = (p.x >> 5) | (p.y << 27);
 
