@@ -281,6 +281,91 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
     }
 }
 
+#if WAVELET == 53
+// The 5/3 forward stream of a strip whose rows and columns all lie inside
+// the image, with vector loads and stores for every lane (nearly every strip
+// of a large level): the same coefficients as the window below, with the
+// state the 5/3 needs in named registers and the addresses advanced per
+// step, so a step issues no mirroring, no scalar fallback and no window
+// rotation (docs/perf-notes.md, DWT, session 21).
+//
+// Pair step k has strip pair rows k - 1 (e, o: raw) and k (ne, no: raw,
+// loaded one step ahead) and the previous odd row's predicted value dp; it
+// predicts odd row 2k - 1 and updates even row 2k - 2, which are then final
+// (the first row's update uses dp = 0 where the window mirrors: that row is
+// halo, never stored, and no stored row depends on its update).
+//   a_at: the lane's first sample of strip row 0 (a multiple of 4);
+//   b_even / b_odd / c_even: the Mallat row starts of output pair row 0.
+void stream53_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
+                     uint col_l, uint col_h, bool ll_sep, bool store_lane) {
+    // Vector indices: a_at, strides and Mallat offsets are multiples of 4
+    // (loads) and 2 (stores) here.
+    uint a4 = a_at >> 2;
+    uint a4_row = p.a_stride >> 2;
+    uint b2_row = p.b_stride >> 1;
+    uint c2_row = p.c_stride >> 1;
+    uint l2 = col_l >> 1;
+    uint h2 = col_h >> 1;
+    uint be = b_even >> 1;
+    uint bo = b_odd >> 1;
+    uint ce = c_even >> 1;
+    T4 q = a4_buf[a4];
+    T e[4] = T[4](q.x, q.y, q.z, q.w);
+    q = a4_buf[a4 + a4_row];
+    T o[4] = T[4](q.x, q.y, q.z, q.w);
+    a4 += 2u * a4_row;
+    q = a4_buf[a4];
+    T ne[4] = T[4](q.x, q.y, q.z, q.w);
+    q = a4_buf[a4 + a4_row];
+    T no[4] = T[4](q.x, q.y, q.z, q.w);
+    T dp[4] = T[4](0, 0, 0, 0);
+    for (uint k = 1u; k < steps; k++) {
+        T s[4];
+        T d[4];
+        [[unroll]] for (int c = 0; c < 4; c++) {
+            d[c] = lift(0, o[c], e[c], ne[c]);
+            s[c] = lift(1, e[c], dp[c], d[c]);
+        }
+        dp = d;
+        e = ne;
+        o = no;
+        if (k + 1u < steps) {
+            a4 += 2u * a4_row;
+            q = a4_buf[a4];
+            ne = T[4](q.x, q.y, q.z, q.w);
+            q = a4_buf[a4 + a4_row];
+            no = T[4](q.x, q.y, q.z, q.w);
+        }
+        if (k >= uint(2 * HALO)) {
+            horizontal(s, false);
+            horizontal(d, false);
+            if (store_lane) {
+                if (ll_sep) {
+                    c2_buf[ce + l2] = T2(s[0], s[2]);
+                } else {
+                    b2_buf[be + l2] = T2(s[0], s[2]);
+                }
+                b2_buf[be + h2] = T2(s[1], s[3]);
+                b2_buf[bo + l2] = T2(d[0], d[2]);
+                b2_buf[bo + h2] = T2(d[1], d[3]);
+            }
+            be += b2_row;
+            bo += b2_row;
+            ce += c2_row;
+        }
+    }
+}
+
+// Whether the strip whose lane 0 starts at column strip_x0 and whose first
+// loaded row is y0 lies inside the image (uniform over the subgroup), so
+// that a 5/3 forward with vector access (`vec`) takes stream53_inside.
+bool inside53(int strip_x0, int y0, uint steps, bool vec) {
+    return vec && (p.flags & (FLAG_X | FLAG_Y)) == (FLAG_X | FLAG_Y) && strip_x0 >= 0
+        && strip_x0 + int(4u * gl_SubgroupSize) <= int(p.width) && y0 >= 0
+        && uint(y0) + 2u * steps <= p.height;
+}
+#endif
+
 void main() {
     uint sg_size = gl_SubgroupSize;
     uint lane = gl_SubgroupInvocationID;
@@ -308,6 +393,27 @@ void main() {
         uint z = at.z;
         bool ll_sep = !ll_main && z < p.ll_slices;
         int x0 = int(at.x * out_px) * 2 - 2 * HALO_X + int(4u * lane);
+        uint out_y0 = at.y * out_py;  // first output pair row of the strip
+        int y0 = int(out_y0) * 2 - 2 * HALO;  // first strip row (top halo)
+        // Pair step k loads strip pair row k and completes output pair row
+        // out_y0 + k - 2 * HALO; the stream stops after the strip's last
+        // output row inside the image (the bottom halo is loaded, never
+        // finished: its lifting would need rows beyond the strip).
+        uint steps = min(out_py, pairs_y - out_y0) + 2u * HALO;
+#if WAVELET == 53
+        // A strip inside the image takes the lean stream; decided before the
+        // window's per-column state below exists.
+        if (inside53(x0 - int(4u * lane), y0, steps, vec_rows && vec_cols)) {
+            uint pair = 2u * lane;
+            stream53_inside(z * p.a_slice + uint(y0) * p.a_stride + uint(x0), steps,
+                            z * p.b_slice + out_y0 * p.b_stride,
+                            z * p.b_slice + (pairs_y + out_y0) * p.b_stride,
+                            z * p.c_slice + out_y0 * p.c_stride,
+                            uint(x0) >> 1, ((w + 1u) >> 1) + (uint(x0) >> 1), ll_sep,
+                            pair >= HALO_X && pair < pairs_x - HALO_X);
+            continue;
+        }
+#endif
         uint cx[4];
         uint col[4];
         bool low_x[4];
@@ -325,13 +431,6 @@ void main() {
         // store_x[0] covers the whole lane: HALO_X is even, so a lane's two
         // pairs are both halo or both not.
         bool vec_store = vec_cols && inside && store_x[0];
-        uint out_y0 = at.y * out_py;  // first output pair row of the strip
-        int y0 = int(out_y0) * 2 - 2 * HALO;  // first strip row (top halo)
-        // Pair step k loads strip pair row k and completes output pair row
-        // out_y0 + k - 2 * HALO; the stream stops after the strip's last
-        // output row inside the image (the bottom halo is loaded, never
-        // finished: its lifting would need rows beyond the strip).
-        uint steps = min(out_py, pairs_y - out_y0) + 2u * HALO;
         [[unroll]] for (int r = 0; r < WIN; r++) {
             [[unroll]] for (int c = 0; c < 4; c++) win[r][c] = T(0);
         }

@@ -7,7 +7,9 @@
 //
 //   nvcc -O3 -arch=sm_90 -lineinfo -o dwt_twin dwt53_fwd_strip_twin.cu
 //   ./dwt_twin [side=8192] [output pair rows per strip=9] [repeats=10]
-// MINB (-DMINB=N) sets __launch_bounds__' minimum blocks per SM. The level is
+// Strips inside the image take the lean stream of the shader's
+// stream53_inside (session 21); -DNO_LEAN builds the window-only kernel of
+// session 20. MINB (-DMINB=N) sets __launch_bounds__' minimum blocks per SM. The level is
 // timed next to a 16-byte grid-stride copy of the same bytes.
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +61,60 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
     for (int blk = blockIdx.x * 2 + sg; blk < total; blk += gridDim.x * 2) {
         int bx = blk % nbx, by = blk / nbx;
         int x0 = bx * out_px * 2 - 2 * HALO_X + 4 * lane;
+        int out_y0 = by * out_py;
+        int y0 = out_y0 * 2 - 2 * HALO;
+        int steps = min(out_py, pairs_y - out_y0) + 2 * HALO;
+#ifndef NO_LEAN
+        // The shader's stream53_inside: a strip inside the image with vector
+        // access for every lane (build with -DNO_LEAN for the window only).
+        int strip_x0 = x0 - 4 * lane;
+        if ((w & 3) == 0 && ((w | c_stride | ((w + 1) >> 1)) & 1) == 0 && strip_x0 >= 0 &&
+            strip_x0 + 128 <= w && y0 >= 0 && y0 + 2 * steps <= h) {
+            bool store_lane = 2 * lane >= HALO_X && 2 * lane < pairs_x - HALO_X;
+            const int4* a4 = reinterpret_cast<const int4*>(a + (size_t)y0 * w + x0);
+            size_t a4_row = w >> 2;
+            int2* be = reinterpret_cast<int2*>(b + (size_t)out_y0 * w);
+            int2* bo = reinterpret_cast<int2*>(b + (size_t)(pairs_y + out_y0) * w);
+            int2* ce = reinterpret_cast<int2*>(c + (size_t)out_y0 * c_stride);
+            int l2 = x0 >> 2, h2 = (((w + 1) >> 1) + x0 / 2) >> 1;
+            int4 q = a4[0];
+            int e[4] = {q.x, q.y, q.z, q.w};
+            q = a4[a4_row];
+            int o[4] = {q.x, q.y, q.z, q.w};
+            a4 += 2 * a4_row;
+            q = a4[0];
+            int ne[4] = {q.x, q.y, q.z, q.w};
+            q = a4[a4_row];
+            int no[4] = {q.x, q.y, q.z, q.w};
+            int dp[4] = {0, 0, 0, 0};
+            for (int k = 1; k < steps; k++) {
+                int s4[4], d[4];
+#pragma unroll
+                for (int q2 = 0; q2 < 4; q2++) {
+                    d[q2] = lift(0, o[q2], e[q2], ne[q2]);
+                    s4[q2] = lift(1, e[q2], dp[q2], d[q2]);
+                    dp[q2] = d[q2]; e[q2] = ne[q2]; o[q2] = no[q2];
+                }
+                if (k + 1 < steps) {
+                    a4 += 2 * a4_row;
+                    q = a4[0]; ne[0] = q.x; ne[1] = q.y; ne[2] = q.z; ne[3] = q.w;
+                    q = a4[a4_row]; no[0] = q.x; no[1] = q.y; no[2] = q.z; no[3] = q.w;
+                }
+                if (k >= 2 * HALO) {
+                    horizontal(s4, lane);
+                    horizontal(d, lane);
+                    if (store_lane) {
+                        ce[l2] = make_int2(s4[0], s4[2]);
+                        be[h2] = make_int2(s4[1], s4[3]);
+                        bo[l2] = make_int2(d[0], d[2]);
+                        bo[h2] = make_int2(d[1], d[3]);
+                    }
+                    be += w >> 1; bo += w >> 1; ce += c_stride >> 1;
+                }
+            }
+            continue;
+        }
+#endif
         int cx[4], col[4];
         bool store_x[4];
 #pragma unroll
@@ -74,9 +130,6 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
         bool inside = x0 >= 0 && x0 + 3 < w;
         bool vec_load = inside && (w & 3) == 0;
         bool vec_store = inside && store_x[0] && ((w | c_stride | ((w + 1) >> 1)) & 1) == 0;
-        int out_y0 = by * out_py;
-        int y0 = out_y0 * 2 - 2 * HALO;
-        int steps = min(out_py, pairs_y - out_y0) + 2 * HALO;
         int win[WIN][4];
 #pragma unroll
         for (int r = 0; r < WIN; r++)
