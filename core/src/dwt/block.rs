@@ -65,9 +65,17 @@ pub const fn strip_target(wavelet: Wavelet) -> usize {
         Wavelet::Fixed97 => 16384,
     }
 }
-/// Output pair rows of a forward strip, at least: short strips are
-/// halo-dominated.
+/// Output pair rows of a forward strip, at least, on a level with enough
+/// strips (see [`STRIP_FILL`]): short strips are halo-dominated.
 pub const STRIP_MIN_OUT_PAIR_ROWS: usize = 4;
+/// Strips a level should have before its strips stop getting shorter than
+/// [`STRIP_MIN_OUT_PAIR_ROWS`]: a small level with few strips leaves most
+/// of a large GPU idle and waits on each strip's chain of dependent steps,
+/// so there strips go down to 1 output pair row until the level has this
+/// many. Measured at 8192², 5 levels (docs/perf-notes.md, DWT, sessions 17
+/// and 21): levels 3 and 4 ran fastest with 2- and 1-row strips (2304 and
+/// 1280 strips), level 2 with 4 rows (4608 strips; 2 rows lost 30%).
+pub const STRIP_FILL: usize = 2048;
 /// Output pair rows of a forward strip, at most: beyond this the halo
 /// (2 pair rows of 66 for 5/3) costs nothing more worth saving.
 pub const STRIP_MAX_OUT_PAIR_ROWS: usize = 64;
@@ -129,8 +137,10 @@ impl BlockGeometry {
     /// the inverse block, and tall enough that about `target_strips` strips
     /// cover the level ([`strip_target`] by default), within
     /// [`STRIP_MIN_OUT_PAIR_ROWS`]..=[`STRIP_MAX_OUT_PAIR_ROWS`] output pair
-    /// rows. The shader takes the strip height from the host, so any value
-    /// gives correct results; this only decides how fast.
+    /// rows; below the minimum (down to 1) where the level would otherwise
+    /// have fewer than [`STRIP_FILL`] strips. The shader takes the strip
+    /// height from the host, so any value gives correct results; this only
+    /// decides how fast.
     pub fn forward_strip(
         wavelet: Wavelet,
         subgroup_size: usize,
@@ -143,10 +153,18 @@ impl BlockGeometry {
         let row = Self::for_shader(wavelet, subgroup_size, 2 * halo + 1)?;
         let across = width.div_ceil(2).div_ceil(row.out_pairs_x()).max(1);
         let down = (target_strips / across).max(1);
-        let out_rows = height
-            .div_ceil(2)
+        let pairs_y = height.div_ceil(2);
+        let mut out_rows = pairs_y
             .div_ceil(down)
             .clamp(STRIP_MIN_OUT_PAIR_ROWS, STRIP_MAX_OUT_PAIR_ROWS);
+        // Only the minimum gives way: a target that asks for taller strips
+        // (a tuning knob) gets them.
+        while out_rows > 1
+            && out_rows <= STRIP_MIN_OUT_PAIR_ROWS
+            && across * pairs_y.div_ceil(out_rows) < STRIP_FILL
+        {
+            out_rows -= 1;
+        }
         Self::for_shader(wavelet, subgroup_size, out_rows + 2 * halo)
     }
 

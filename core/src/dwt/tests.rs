@@ -2,6 +2,7 @@
 
 use super::block::{
     forward_level_blocked, inverse_level_blocked, strip_target, BlockGeometry, LevelShape,
+    STRIP_FILL, STRIP_MAX_OUT_PAIR_ROWS, STRIP_MIN_OUT_PAIR_ROWS,
 };
 use super::volume::{forward_3d, inverse_3d, volume_subbands, VolumeLayout};
 use super::*;
@@ -463,4 +464,32 @@ fn gains_match_reconstructed_energy() {
         }
     }
     assert!((gains::subband_norm(Wavelet::Cdf53, 0, Orientation::HH) - 0.71875).abs() < 1e-12);
+}
+
+/// The forward strip heights of the 8192² benchmark's levels on a 32-lane
+/// GPU: the target decides the large levels, the minimum the middle one,
+/// and the small levels, which would have fewer than `STRIP_FILL` strips
+/// at the minimum, get shorter strips until they have that many.
+#[test]
+fn forward_strips_fill_small_levels() {
+    let rows = |side: usize, target: usize| {
+        BlockGeometry::forward_strip(Wavelet::Cdf53, 32, side, side, target)
+            .unwrap()
+            .out_pair_rows()
+    };
+    let target = strip_target(Wavelet::Cdf53);
+    let per_level: Vec<usize> = [8192, 4096, 2048, 1024, 512]
+        .iter()
+        .map(|&side| rows(side, target))
+        .collect();
+    assert_eq!(per_level, [9, STRIP_MIN_OUT_PAIR_ROWS, 4, 2, 1]);
+    // Strips at level 3 (1024²: 9 columns of strips, 512 pair rows): at the
+    // minimum too few, at 2 rows enough, so 2 is the tallest that fills.
+    let columns = 512usize.div_ceil(60);
+    assert!(columns * 512usize.div_ceil(4) < STRIP_FILL);
+    assert!(columns * 512usize.div_ceil(2) >= STRIP_FILL);
+    // A target that asks for tall strips gets them, however few.
+    assert_eq!(rows(512, 1), STRIP_MAX_OUT_PAIR_ROWS);
+    // A one-pixel level still has a valid strip.
+    assert_eq!(rows(1, target), 1);
 }
