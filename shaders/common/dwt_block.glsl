@@ -281,23 +281,40 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
     }
 }
 
-#if WAVELET == 53
-// The 5/3 forward stream of a strip whose rows and columns all lie inside
-// the image, with vector loads and stores for every lane (nearly every strip
-// of a large level): the same coefficients as the window below, with the
-// state the 5/3 needs in named registers and the addresses advanced per
-// step, so a step issues no mirroring, no scalar fallback and no window
-// rotation (docs/perf-notes.md, DWT, session 21).
+// Whether strips inside the image take stream_inside (1) or the window
+// like the others (0); both give the same coefficients. On an H100 the
+// lean stream made the 5/3 forward 2.5-3.5% and the fixed-point 9/7
+// forward 12% faster; the float 9/7's went from 64 to 72 registers and
+// did not gain, so it keeps the window (docs/perf-notes.md, session 21).
+#ifndef LEAN_STREAM
+#if WAVELET == 97
+#define LEAN_STREAM 0
+#else
+#define LEAN_STREAM 1
+#endif
+#endif
+
+#if LEAN_STREAM
+// The forward stream of a strip whose rows and columns all lie inside the
+// image, with vector loads and stores for every lane (nearly every strip of
+// a large level): the same coefficients as the window below, with the state
+// the lifting needs in named registers and the addresses advanced per step,
+// so a step has no mirroring, no scalar fallback and no window rotation
+// (docs/dwt.md; docs/perf-notes.md, DWT, session 21).
 //
 // Pair step k has strip pair rows k - 1 (e, o: raw) and k (ne, no: raw,
-// loaded one step ahead) and the previous odd row's predicted value dp; it
-// predicts odd row 2k - 1 and updates even row 2k - 2, which are then final
-// (the first row's update uses dp = 0 where the window mirrors: that row is
-// halo, never stored, and no stored row depends on its update).
+// loaded one step ahead) and lifts step s on row 2k - 1 - s (t[s]): step 0
+// predicts odd row 2k - 1 from the raw even rows around it, step 1 updates
+// even row 2k - 2, and step s >= 2 lifts row 2k - 1 - s (prev[s - 2], step
+// s - 2's result of the previous pair step) from step s - 1's rows above
+// (prev[s - 1]) and below (t[s - 1]); so after pair step k the rows of pair
+// k - NSTEPS / 2 are final: even t[NSTEPS - 1], odd t[NSTEPS - 2]. prev
+// starts at zero where the window mirrors at the strip's first row: those
+// values reach only the top halo's rows, which are never stored.
 //   a_at: the lane's first sample of strip row 0 (a multiple of 4);
-//   b_even / b_odd / c_even: the Mallat row starts of output pair row 0.
-void stream53_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
-                     uint col_l, uint col_h, bool ll_sep, bool store_lane) {
+//   b_even / b_odd / c_even: the Mallat row starts of the first stored pair.
+void stream_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
+                   uint col_l, uint col_h, bool ll_sep, bool store_lane) {
     // Vector indices: a_at, strides and Mallat offsets are multiples of 4
     // (loads) and 2 (stores) here.
     uint a4 = a_at >> 2;
@@ -318,15 +335,18 @@ void stream53_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even
     T ne[4] = T[4](q.x, q.y, q.z, q.w);
     q = a4_buf[a4 + a4_row];
     T no[4] = T[4](q.x, q.y, q.z, q.w);
-    T dp[4] = T[4](0, 0, 0, 0);
+    T prev[NSTEPS - 1][4];
+    [[unroll]] for (int s = 0; s < NSTEPS - 1; s++) prev[s] = T[4](T(0), T(0), T(0), T(0));
     for (uint k = 1u; k < steps; k++) {
-        T s[4];
-        T d[4];
+        T t[NSTEPS][4];
         [[unroll]] for (int c = 0; c < 4; c++) {
-            d[c] = lift(0, o[c], e[c], ne[c]);
-            s[c] = lift(1, e[c], dp[c], d[c]);
+            t[0][c] = lift(0, o[c], e[c], ne[c]);
+            t[1][c] = lift(1, e[c], prev[0][c], t[0][c]);
+            [[unroll]] for (int s = 2; s < NSTEPS; s++) {
+                t[s][c] = lift(s, prev[s - 2][c], prev[s - 1][c], t[s - 1][c]);
+            }
+            [[unroll]] for (int s = 0; s < NSTEPS - 1; s++) prev[s][c] = t[s][c];
         }
-        dp = d;
         e = ne;
         o = no;
         if (k + 1u < steps) {
@@ -337,6 +357,14 @@ void stream53_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even
             no = T[4](q.x, q.y, q.z, q.w);
         }
         if (k >= uint(2 * HALO)) {
+            T s[4] = t[NSTEPS - 1];
+            T d[4] = t[NSTEPS - 2];
+#if HAS_SCALING
+            [[unroll]] for (int c = 0; c < 4; c++) {
+                s[c] *= SCALE_INV_K;
+                d[c] *= SCALE_K;
+            }
+#endif
             horizontal(s, false);
             horizontal(d, false);
             if (store_lane) {
@@ -358,8 +386,8 @@ void stream53_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even
 
 // Whether the strip whose lane 0 starts at column strip_x0 and whose first
 // loaded row is y0 lies inside the image (uniform over the subgroup), so
-// that a 5/3 forward with vector access (`vec`) takes stream53_inside.
-bool inside53(int strip_x0, int y0, uint steps, bool vec) {
+// that a 2-D level with vector access (`vec`) takes stream_inside.
+bool strip_inside(int strip_x0, int y0, uint steps, bool vec) {
     return vec && (p.flags & (FLAG_X | FLAG_Y)) == (FLAG_X | FLAG_Y) && strip_x0 >= 0
         && strip_x0 + int(4u * gl_SubgroupSize) <= int(p.width) && y0 >= 0
         && uint(y0) + 2u * steps <= p.height;
@@ -400,17 +428,17 @@ void main() {
         // output row inside the image (the bottom halo is loaded, never
         // finished: its lifting would need rows beyond the strip).
         uint steps = min(out_py, pairs_y - out_y0) + 2u * HALO;
-#if WAVELET == 53
+#if LEAN_STREAM
         // A strip inside the image takes the lean stream; decided before the
         // window's per-column state below exists.
-        if (inside53(x0 - int(4u * lane), y0, steps, vec_rows && vec_cols)) {
+        if (strip_inside(x0 - int(4u * lane), y0, steps, vec_rows && vec_cols)) {
             uint pair = 2u * lane;
-            stream53_inside(z * p.a_slice + uint(y0) * p.a_stride + uint(x0), steps,
-                            z * p.b_slice + out_y0 * p.b_stride,
-                            z * p.b_slice + (pairs_y + out_y0) * p.b_stride,
-                            z * p.c_slice + out_y0 * p.c_stride,
-                            uint(x0) >> 1, ((w + 1u) >> 1) + (uint(x0) >> 1), ll_sep,
-                            pair >= HALO_X && pair < pairs_x - HALO_X);
+            stream_inside(z * p.a_slice + uint(y0) * p.a_stride + uint(x0), steps,
+                          z * p.b_slice + out_y0 * p.b_stride,
+                          z * p.b_slice + (pairs_y + out_y0) * p.b_stride,
+                          z * p.c_slice + out_y0 * p.c_stride,
+                          uint(x0) >> 1, ((w + 1u) >> 1) + (uint(x0) >> 1), ll_sep,
+                          pair >= HALO_X && pair < pairs_x - HALO_X);
             continue;
         }
 #endif

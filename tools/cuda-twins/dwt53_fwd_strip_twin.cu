@@ -8,7 +8,7 @@
 //   nvcc -O3 -arch=sm_90 -lineinfo -o dwt_twin dwt53_fwd_strip_twin.cu
 //   ./dwt_twin [side=8192] [output pair rows per strip=9] [repeats=10]
 // Strips inside the image take the lean stream of the shader's
-// stream53_inside (session 21); -DNO_LEAN builds the window-only kernel of
+// stream_inside (session 21); -DNO_LEAN builds the window-only kernel of
 // session 20. MINB (-DMINB=N) sets __launch_bounds__' minimum blocks per SM. The level is
 // timed next to a 16-byte grid-stride copy of the same bytes.
 #include <cstdio>
@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
         int y0 = out_y0 * 2 - 2 * HALO;
         int steps = min(out_py, pairs_y - out_y0) + 2 * HALO;
 #ifndef NO_LEAN
-        // The shader's stream53_inside: a strip inside the image with vector
+        // The shader's stream_inside (5/3): a strip inside the image with vector
         // access for every lane (build with -DNO_LEAN for the window only).
         int strip_x0 = x0 - 4 * lane;
         if ((w & 3) == 0 && ((w | c_stride | ((w + 1) >> 1)) & 1) == 0 && strip_x0 >= 0 &&
