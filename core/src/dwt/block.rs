@@ -33,6 +33,16 @@
 //! so it never finishes the bottom halo rows, which are not stored anyway
 //! (and are the only rows the block's bottom mirror reaches). Stored values
 //! are therefore those of [`forward_level_blocked`] on the strip geometry.
+//! A strip that lies wholly inside the image (the shaders' lean
+//! `stream_inside`, for the 5/3 and the fixed-point 9/7) runs the same
+//! order with its state in named registers and one difference: at the
+//! strip's first row it lifts with zero where the block mirrors. After
+//! lifting step `s` (0-based) that difference has reached strip rows up to
+//! `s - 1` only (each step reads one row above and one below), so after the
+//! last step rows up to `NSTEPS - 2`, all inside the top halo of
+//! `2 * halo = NSTEPS` rows, which is never stored: the stored values are
+//! again the block's. The GPU tests compare them with this module on images
+//! whose inner strips take that path.
 //! Both shapes round their horizontal halo up to an even number of quads
 //! ([`BlockGeometry::halo_x`]): then every block starts 4 columns before a
 //! multiple of 4, so each lane's 4 columns are one 16-byte aligned vector
