@@ -220,6 +220,22 @@ fn dwt_gpu_equals_core_3d() {
     });
 }
 
+/// A volume wide enough (and with rows of a multiple of 4 samples) that
+/// the 2-D levels' inner strips take the forwards' lean stream, whose
+/// slice offsets the random volumes above are too narrow to reach.
+#[test]
+fn dwt_gpu_equals_core_3d_inner_strips() {
+    let backend = Backend::Gpu(gpu());
+    for_random_cases("dwt_gpu_equals_core_3d_inner_strips", 1, |rng| {
+        let case = Case {
+            layout: VolumeLayout::new(260, 40, 3),
+            levels: [2, 2, 1],
+        };
+        let input = samples(rng, len(&case.layout));
+        check_all(&backend, &case, &input);
+    });
+}
+
 /// The forward shaders stream strips whose height the host picks per level
 /// from a strip target: the tallest strips (target 1: one strip per column
 /// of strips, capped at the maximum height, so the image is taller than one
