@@ -196,8 +196,8 @@ fn dwt_gpu_equals_core_2d_block_edges() {
             (57, 29, 3),
             (121, 59, 4),
             (513, 257, 5),
-            // Widths of a multiple of 4 at every level: the 5/3 forward's
-            // strips wholly inside the image take its vector stream.
+            // Widths of a multiple of 4 at every level: the inner strips of
+            // the 5/3 and fixed-point 9/7 forwards take the lean stream.
             (320, 200, 3),
         ] {
             let case = Case {

@@ -84,7 +84,7 @@ pub const STRIP_MIN_OUT_PAIR_ROWS: usize = 4;
 /// so there strips go down to 1 output pair row until the level has this
 /// many. Measured at 8192², 5 levels (docs/perf-notes.md, DWT, sessions 17
 /// and 21): levels 3 and 4 ran fastest with 2- and 1-row strips (2304 and
-/// 1280 strips), level 2 with 4 rows (4608 strips; 2 rows lost 30%).
+/// 1280 strips), level 2 with 4 rows (4608 strips; 2 rows lost about 30%).
 pub const STRIP_FILL: usize = 2048;
 /// Output pair rows of a forward strip, at most: beyond this the halo
 /// (2 pair rows of 66 for 5/3) costs nothing more worth saving.
