@@ -269,13 +269,18 @@ void main() {
 T win[WIN][4];
 T ahead[2 * AHEAD][4];
 
+// The lane's 4 columns at vector index `at4` of the source (one 16-byte load).
+T[4] load4(uint at4) {
+    T4 q = a4_buf[at4];
+    return T[4](q.x, q.y, q.z, q.w);
+}
+
 // Row yi (mirrored) of slice z into ahead[slot]; `vec`: the lane's columns
 // are x0..x0 + 3, inside the image, and start 16-byte aligned.
 void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
     uint base = z * p.a_slice + dwt_mirror(yi, p.height) * p.a_stride;
     if (vec) {
-        T4 q = a4_buf[(base + cx[0]) >> 2];
-        ahead[slot] = T[4](q.x, q.y, q.z, q.w);
+        ahead[slot] = load4((base + cx[0]) >> 2);
     } else {
         [[unroll]] for (int c = 0; c < 4; c++) ahead[slot][c] = a_buf[base + cx[c]];
     }
@@ -326,15 +331,11 @@ void stream_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
     uint be = b_even >> 1;
     uint bo = b_odd >> 1;
     uint ce = c_even >> 1;
-    T4 q = a4_buf[a4];
-    T e[4] = T[4](q.x, q.y, q.z, q.w);
-    q = a4_buf[a4 + a4_row];
-    T o[4] = T[4](q.x, q.y, q.z, q.w);
+    T e[4] = load4(a4);
+    T o[4] = load4(a4 + a4_row);
     a4 += 2u * a4_row;
-    q = a4_buf[a4];
-    T ne[4] = T[4](q.x, q.y, q.z, q.w);
-    q = a4_buf[a4 + a4_row];
-    T no[4] = T[4](q.x, q.y, q.z, q.w);
+    T ne[4] = load4(a4);
+    T no[4] = load4(a4 + a4_row);
     T prev[NSTEPS - 1][4];
     [[unroll]] for (int s = 0; s < NSTEPS - 1; s++) prev[s] = T[4](T(0), T(0), T(0), T(0));
     for (uint k = 1u; k < steps; k++) {
@@ -351,10 +352,8 @@ void stream_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
         o = no;
         if (k + 1u < steps) {
             a4 += 2u * a4_row;
-            q = a4_buf[a4];
-            ne = T[4](q.x, q.y, q.z, q.w);
-            q = a4_buf[a4 + a4_row];
-            no = T[4](q.x, q.y, q.z, q.w);
+            ne = load4(a4);
+            no = load4(a4 + a4_row);
         }
         if (k >= uint(2 * HALO)) {
             T s[4] = t[NSTEPS - 1];
@@ -386,10 +385,9 @@ void stream_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
 
 // Whether the strip whose lane 0 starts at column strip_x0 and whose first
 // loaded row is y0 lies inside the image (uniform over the subgroup), so
-// that a 2-D level with vector access (`vec`) takes stream_inside.
-bool strip_inside(int strip_x0, int y0, uint steps, bool vec) {
-    return vec && (p.flags & (FLAG_X | FLAG_Y)) == (FLAG_X | FLAG_Y) && strip_x0 >= 0
-        && strip_x0 + int(4u * gl_SubgroupSize) <= int(p.width) && y0 >= 0
+// that it takes stream_inside on a 2-D level with vector access.
+bool strip_inside(int strip_x0, int y0, uint steps) {
+    return strip_x0 >= 0 && strip_x0 + int(4u * gl_SubgroupSize) <= int(p.width) && y0 >= 0
         && uint(y0) + 2u * steps <= p.height;
 }
 #endif
@@ -416,11 +414,17 @@ void main() {
     uint nbx = ((w + 1u) / 2u + out_px - 1u) / out_px;
     uint nby = (pairs_y + out_py - 1u) / out_py;
     uint total = nbx * nby * p.slices;
+#if LEAN_STREAM
+    // 2-D levels with vector access: their strips inside the image take the
+    // lean stream.
+    bool lean = do_y && vec_rows && vec_cols;
+#endif
     for (uint b = first_block(); b < total; b += block_stride()) {
         uvec3 at = block_at(b, nbx, nby);
         uint z = at.z;
         bool ll_sep = !ll_main && z < p.ll_slices;
-        int x0 = int(at.x * out_px) * 2 - 2 * HALO_X + int(4u * lane);
+        int strip_x0 = int(at.x * out_px) * 2 - 2 * HALO_X;  // lane 0's first column
+        int x0 = strip_x0 + int(4u * lane);
         uint out_y0 = at.y * out_py;  // first output pair row of the strip
         int y0 = int(out_y0) * 2 - 2 * HALO;  // first strip row (top halo)
         // Pair step k loads strip pair row k and completes output pair row
@@ -431,7 +435,7 @@ void main() {
 #if LEAN_STREAM
         // A strip inside the image takes the lean stream; decided before the
         // window's per-column state below exists.
-        if (strip_inside(x0 - int(4u * lane), y0, steps, vec_rows && vec_cols)) {
+        if (lean && strip_inside(strip_x0, y0, steps)) {
             uint pair = 2u * lane;
             stream_inside(z * p.a_slice + uint(y0) * p.a_stride + uint(x0), steps,
                           z * p.b_slice + out_y0 * p.b_stride,

@@ -485,7 +485,11 @@ fn forward_strips_fill_small_levels() {
     assert_eq!(per_level, [9, STRIP_MIN_OUT_PAIR_ROWS, 4, 2, 1]);
     // Strips at level 3 (1024²: 9 columns of strips, 512 pair rows): at the
     // minimum too few, at 2 rows enough, so 2 is the tallest that fills.
-    let columns = 512usize.div_ceil(60);
+    let columns = 512usize.div_ceil(
+        BlockGeometry::forward_strip(Wavelet::Cdf53, 32, 1024, 1024, target)
+            .unwrap()
+            .out_pairs_x(),
+    );
     assert!(columns * 512usize.div_ceil(4) < STRIP_FILL);
     assert!(columns * 512usize.div_ceil(2) >= STRIP_FILL);
     // A target that asks for tall strips gets them, however few.
