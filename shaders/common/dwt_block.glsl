@@ -275,6 +275,19 @@ T[4] load4(uint at4) {
     return T[4](q.x, q.y, q.z, q.w);
 }
 
+// A finished row's 4 columns as its L pair (columns 0, 2) and H pair (1, 3):
+// the L pair at vector index c2_l of C when `to_c` (the LL band of a level
+// that routes it there), else at b2_l of B; the H pair at b2_h of B.
+void store_pairs(T row[4], bool to_c, uint c2_l, uint b2_l, uint b2_h) {
+    T2 l = T2(row[0], row[2]);
+    if (to_c) {
+        c2_buf[c2_l] = l;
+    } else {
+        b2_buf[b2_l] = l;
+    }
+    b2_buf[b2_h] = T2(row[1], row[3]);
+}
+
 // Row yi (mirrored) of slice z into ahead[slot]; `vec`: the lane's columns
 // are x0..x0 + 3, inside the image, and start 16-byte aligned.
 void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
@@ -367,14 +380,8 @@ void stream_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
             horizontal(s, false);
             horizontal(d, false);
             if (store_lane) {
-                if (ll_sep) {
-                    c2_buf[ce + l2] = T2(s[0], s[2]);
-                } else {
-                    b2_buf[be + l2] = T2(s[0], s[2]);
-                }
-                b2_buf[be + h2] = T2(s[1], s[3]);
-                b2_buf[bo + l2] = T2(d[0], d[2]);
-                b2_buf[bo + h2] = T2(d[1], d[3]);
+                store_pairs(s, ll_sep, ce + l2, be + l2, be + h2);
+                store_pairs(d, false, 0u, bo + l2, bo + h2);
             }
             be += b2_row;
             bo += b2_row;
@@ -524,13 +531,8 @@ void main() {
                                 uint c_base = z * p.c_slice + out_row * p.c_stride;
                                 if (vec_store) {
                                     // col[0], col[0] + 1: L; col[1], col[1] + 1: H.
-                                    T2 l = T2(row[0], row[2]);
-                                    if (low_y && ll_sep) {
-                                        c2_buf[(c_base + col[0]) >> 1] = l;
-                                    } else {
-                                        b2_buf[(b_base + col[0]) >> 1] = l;
-                                    }
-                                    b2_buf[(b_base + col[1]) >> 1] = T2(row[1], row[3]);
+                                    store_pairs(row, low_y && ll_sep, (c_base + col[0]) >> 1,
+                                                (b_base + col[0]) >> 1, (b_base + col[1]) >> 1);
                                 } else {
                                     [[unroll]] for (int c = 0; c < 4; c++) {
                                         if (!store_x[c]) continue;
