@@ -98,7 +98,10 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
                 if (k + 1 < steps) {
                     a4 += 2 * a4_row;
                     q = a4[0]; ne[0] = q.x; ne[1] = q.y; ne[2] = q.z; ne[3] = q.w;
-                    q = a4[a4_row]; no[0] = q.x; no[1] = q.y; no[2] = q.z; no[3] = q.w;
+                    // As the shader (session 22): the last odd row is never lifted.
+                    if (k + 2 < steps) {
+                        q = a4[a4_row]; no[0] = q.x; no[1] = q.y; no[2] = q.z; no[3] = q.w;
+                    }
                 }
                 if (k >= 2 * HALO) {
                     horizontal(s4, lane);
@@ -156,7 +159,8 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
             if (k + 1 < steps) {
                 int ya = y0 + 2 * k + 2;
                 LOAD_ROW(0, ya);
-                LOAD_ROW(1, ya + 1);
+                // As the shader (session 22): the last odd row is not loaded.
+                if (k + 2 < steps) LOAD_ROW(1, ya + 1);
             }
 #pragma unroll
             for (int s = 0; s < NSTEPS; s++) {
