@@ -313,6 +313,19 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
 #endif
 
 #if LEAN_STREAM
+// Whether inside strips of odd strip rows walk up (1) instead of down (0).
+// Vertically adjacent strips share their halo rows, and strips of
+// neighbouring strip rows run side by side (they are numbered row by row).
+// Both walking down, the lower strip reads the shared rows first and the
+// upper one a whole strip later, by when the L2 has dropped most of them
+// (the CUDA twin counted 14% of level 0's image read twice from DRAM).
+// Walking in alternate directions, two strips that share rows both read
+// them at their start or both at their end, a few steps apart. On an H100
+// the 5/3 forward's level 0 got 5% faster, the fixed-point 9/7 forward 4%
+// (docs/perf-notes.md, session 23).
+#ifndef STREAM_ALTERNATE
+#define STREAM_ALTERNATE 1
+#endif
 // Whether the lean stream leaves out the load of the strip's last odd row,
 // which it never lifts: on an H100 the 5/3 forward's level 0 got 2% faster
 // (one row in 22 fewer, and the strip below reads that row anyway), the
@@ -342,29 +355,46 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
 // k - NSTEPS / 2 are final: even t[NSTEPS - 1], odd t[NSTEPS - 2]. prev
 // starts at zero where the window mirrors at the strip's first row: those
 // values reach only the top halo's rows, which are never stored.
+//
+// `up` walks the strip from its last loaded row (even: the last odd row is
+// never loaded) to its first. The lifting steps are symmetric in their two
+// neighbours and the walk keeps even rows even, so the same pair steps on
+// the mirrored row order compute the same values; a pair step then finishes
+// an even row and the odd row below it came out final in the previous step
+// (odd_before), and the zero start reaches only bottom-halo rows.
 //   a_at: the lane's first sample of strip row 0 (a multiple of 4);
 //   b_even / b_odd / c_even: the Mallat row starts of the first stored pair.
 void stream_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
-                   uint col_l, uint col_h, bool ll_sep, bool store_lane) {
+                   uint col_l, uint col_h, bool ll_sep, bool store_lane, bool up) {
     // Vector indices: a_at, strides and Mallat offsets are multiples of 4
-    // (loads) and 2 (stores) here.
-    uint a4 = a_at >> 2;
+    // (loads) and 2 (stores) here. Walking up, the stream starts at the
+    // strip's last loaded row and every index moves the other way (uint
+    // arithmetic wraps, so a negative step is its two's complement).
     uint a4_row = p.a_stride >> 2;
     uint b2_row = p.b_stride >> 1;
     uint c2_row = p.c_stride >> 1;
+    uint a4_odd = up ? 0u - a4_row : a4_row;
+    uint a4_next = 2u * a4_odd;
+    uint b2_next = up ? 0u - b2_row : b2_row;
+    uint c2_next = up ? 0u - c2_row : c2_row;
+    uint last_row = steps - 1u - uint(2 * HALO);  // the strip's last output pair row
+    uint a4 = (a_at >> 2) + (up ? (2u * steps - 2u) * a4_row : 0u);
     uint l2 = col_l >> 1;
     uint h2 = col_h >> 1;
-    uint be = b_even >> 1;
-    uint bo = b_odd >> 1;
-    uint ce = c_even >> 1;
+    uint be = (b_even >> 1) + (up ? last_row * b2_row : 0u);
+    uint bo = (b_odd >> 1) + (up ? last_row * b2_row : 0u);
+    uint ce = (c_even >> 1) + (up ? last_row * c2_row : 0u);
     T e[4] = load4(a4);
-    T o[4] = load4(a4 + a4_row);
-    a4 += 2u * a4_row;
+    T o[4] = load4(a4 + a4_odd);
+    a4 += a4_next;
     T ne[4] = load4(a4);
-    T no[4] = load4(a4 + a4_row);
+    T no[4] = load4(a4 + a4_odd);
     T prev[NSTEPS - 1][4];
     [[unroll]] for (int s = 0; s < NSTEPS - 1; s++) prev[s] = T[4](T(0), T(0), T(0), T(0));
     for (uint k = 1u; k < steps; k++) {
+        // Walking up, the odd row of the pair whose even row comes out
+        // final in this step came out in the previous one.
+        T odd_before[4] = prev[NSTEPS - 2];
         T t[NSTEPS][4];
         [[unroll]] for (int c = 0; c < 4; c++) {
             t[0][c] = lift(0, o[c], e[c], ne[c]);
@@ -377,21 +407,24 @@ void stream_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
         e = ne;
         o = no;
         if (k + 1u < steps) {
-            a4 += 2u * a4_row;
+            a4 += a4_next;
             ne = load4(a4);
 #if LEAN_SKIP_LAST_ODD
             // The strip's last odd row is never lifted (its predict would
             // be the next pair step's), so it is not loaded.
             if (k + 2u < steps) {
-                no = load4(a4 + a4_row);
+                no = load4(a4 + a4_odd);
             }
 #else
-            no = load4(a4 + a4_row);
+            // Walking up, that row would be the one above the strip (not
+            // always in the image): load the even row again instead.
+            no = load4(a4 + (up && k + 2u == steps ? 0u : a4_odd));
 #endif
         }
         if (k >= uint(2 * HALO)) {
             T s[4] = t[NSTEPS - 1];
-            T d[4] = t[NSTEPS - 2];
+            T d[4];
+            [[unroll]] for (int c = 0; c < 4; c++) d[c] = up ? odd_before[c] : t[NSTEPS - 2][c];
 #if HAS_SCALING
             [[unroll]] for (int c = 0; c < 4; c++) {
                 s[c] *= SCALE_INV_K;
@@ -404,9 +437,9 @@ void stream_inside(uint a_at, uint steps, uint b_even, uint b_odd, uint c_even,
                 store_pairs(s, ll_sep, ce + l2, be + l2, be + h2);
                 store_pairs(d, false, 0u, bo + l2, bo + h2);
             }
-            be += b2_row;
-            bo += b2_row;
-            ce += c2_row;
+            be += b2_next;
+            bo += b2_next;
+            ce += c2_next;
         }
     }
 }
@@ -462,7 +495,7 @@ void main() {
         uint steps = min(out_py, pairs_y - out_y0) + 2u * HALO;
 #if LEAN_STREAM
         // A strip inside the image takes the lean stream; decided before the
-        // window's per-column state below exists.
+        // window's per-column state below exists. Odd strip rows walk up.
         if (lean && strip_inside(strip_x0, y0, steps)) {
             uint pair = 2u * lane;
             stream_inside(z * p.a_slice + uint(y0) * p.a_stride + uint(x0), steps,
@@ -470,7 +503,8 @@ void main() {
                           z * p.b_slice + (pairs_y + out_y0) * p.b_stride,
                           z * p.c_slice + out_y0 * p.c_stride,
                           uint(x0) >> 1, ((w + 1u) >> 1) + (uint(x0) >> 1), ll_sep,
-                          pair >= HALO_X && pair < pairs_x - HALO_X);
+                          pair >= HALO_X && pair < pairs_x - HALO_X,
+                          STREAM_ALTERNATE != 0 && (at.y & 1u) == 1u);
             continue;
         }
 #endif

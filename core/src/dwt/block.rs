@@ -41,8 +41,15 @@
 //! `s - 1` only (each step reads one row above and one below), so after the
 //! last step rows up to `NSTEPS - 2`, all inside the top halo of
 //! `2 * halo = NSTEPS` rows, which is never stored: the stored values are
-//! again the block's. The GPU tests compare them with this module on images
-//! whose inner strips take that path.
+//! again the block's. Inside strips of odd strip rows run that order from
+//! the bottom up (so that vertically adjacent strips read their shared halo
+//! rows at about the same time): they start at the last row they load (the
+//! strip's last odd row, which no step reads, is left out, so that row is
+//! even), the steps are symmetric in their two neighbours and the mirrored
+//! order keeps even rows even, so they compute the same values, and the
+//! zero start reaches only the `NSTEPS - 1` bottom-halo rows they load. The
+//! GPU tests compare them with this module on images whose inner strips
+//! take both paths.
 //! Both shapes round their horizontal halo up to an even number of quads
 //! ([`BlockGeometry::halo_x`]): then every block starts 4 columns before a
 //! multiple of 4, so each lane's 4 columns are one 16-byte aligned vector
