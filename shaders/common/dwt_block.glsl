@@ -302,14 +302,12 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
 // Whether strips inside the image take stream_inside (1) or the window
 // like the others (0); both give the same coefficients. On an H100 the
 // lean stream made the 5/3 forward 2.5-3.5% and the fixed-point 9/7
-// forward 12% faster; the float 9/7's went from 64 to 72 registers and
-// did not gain, so it keeps the window (docs/perf-notes.md, session 21).
+// forward 12% faster (session 21); the float 9/7's first version needed
+// 72 registers and did not gain, the current one compiles to the window's
+// 64 and, with odd strip rows walking up, made that forward 9% faster
+// (docs/perf-notes.md, session 23). 0 is kept for experiments.
 #ifndef LEAN_STREAM
-#if WAVELET == 97
-#define LEAN_STREAM 0
-#else
 #define LEAN_STREAM 1
-#endif
 #endif
 
 #if LEAN_STREAM

@@ -7,7 +7,7 @@ use rand::Rng;
 use wavelane::backend::Backend;
 use wavelane::dwt::gpu::GpuDwt;
 use wavelane::dwt::{self, HostWavelet};
-use wavelane_core::dwt::block::strip_target;
+use wavelane_core::dwt::block::STRIP_MAX_OUT_PAIR_ROWS;
 use wavelane_core::dwt::volume::{self, VolumeLayout};
 use wavelane_core::dwt::{max_levels, Cdf53, Cdf97, Fixed97, ImageLayout};
 use wavelane_tests::{assert_same, for_random_cases, gpu, TestRng};
@@ -236,11 +236,10 @@ fn dwt_gpu_equals_core_3d_inner_strips() {
     });
 }
 
-/// The forward shaders stream strips whose height the host picks per level
-/// from a strip target: the tallest strips (target 1: one strip per column
-/// of strips, capped at the maximum height, so the image is taller than one
-/// strip), a few, and the default (the shortest strips on these sizes) must
-/// all give the core's coefficients.
+/// The forward shaders stream strips whose height the host picks per level:
+/// the shortest (1 output pair row), a few, the tallest (one strip per
+/// column of strips on these images, which are taller than one strip) and
+/// the default rule must all give the core's coefficients.
 fn check_strips<W: HostWavelet>(input: &[i32], w: usize, h: usize, levels: u32)
 where
     W::Sample: Sample,
@@ -250,14 +249,18 @@ where
     let mut expected = original.clone();
     let mut scratch = vec![W::Sample::default(); volume::scratch_len_3d(w, h, 1)];
     volume::forward_3d::<W>(&mut expected, layout, [levels, levels, 0], &mut scratch).unwrap();
-    for target in [1, 5, strip_target(W::WAVELET)] {
-        let plan = GpuDwt::new(gpu(), layout, [levels, levels, 0])
-            .unwrap()
-            .with_strip_target(target);
+    for rows in [Some(1), Some(5), Some(STRIP_MAX_OUT_PAIR_ROWS), None] {
+        let mut plan = GpuDwt::new(gpu(), layout, [levels, levels, 0]).unwrap();
+        if let Some(rows) = rows {
+            plan = plan.with_strip_rows(rows);
+        }
         let mut got = original.clone();
         plan.forward_host::<W>(&mut got).unwrap();
         W::Sample::compare(
-            &format!("{:?} forward {w}x{h} L{levels} strips {target}", W::WAVELET),
+            &format!(
+                "{:?} forward {w}x{h} L{levels} strip rows {rows:?}",
+                W::WAVELET
+            ),
             &expected,
             &got,
         );

@@ -66,33 +66,36 @@ pub const PAIRS_PER_LANE: usize = 2;
 /// with 16 the 32 x 4 register block spilled on an NVIDIA H200 and the 9/7
 /// ran 3 to 10 times slower (docs/perf-notes.md, DWT).
 pub const SHADER_PAIR_ROWS: usize = 8;
-/// Forward strips per level that [`BlockGeometry::forward_strip`] aims for
-/// by default, per wavelet. Each strip is one subgroup, and a large GPU
-/// holds a few thousand resident subgroups (an H200: 132 SMs x up to 64):
-/// more, shorter strips put more loads in flight and fill the last wave
-/// better but add vertical halo. Measured on an H200 at 8192 x 8192
-/// (docs/perf-notes.md, DWT, session 17; targets 2048..65536): the 5/3's
-/// finest level ran fastest with 32768 (9-row strips, -5% against 16384),
-/// the float 9/7's (two halo pairs a side) with 8192 (35-row strips); the
-/// fixed-point 9/7 keeps 16384, which no sweep has beaten yet.
-pub const fn strip_target(wavelet: Wavelet) -> usize {
+/// Output pair rows of a forward strip on a large level, per wavelet
+/// ([`BlockGeometry::forward_strip`]). Each strip is one subgroup: shorter
+/// strips put more subgroups to work and finish the level's last wave
+/// sooner, taller ones load less vertical halo (3 rows per strip for the
+/// 5/3, 7 for the 9/7s) and, since odd strip rows walk up, most of that
+/// halo comes from the L2, so the balance sits at short strips. Measured on
+/// an H100 at 8192², level 0 (docs/perf-notes.md, DWT, session 23; 3 to 18
+/// rows): the 5/3 ran fastest with 3-4 rows (-4% against 9), the float 9/7
+/// with 4-6 (-12% against 35), the fixed-point 9/7, whose steps cost more
+/// per halo row, with 8-12 (-2% against 18; 8 is also its level 1's best).
+pub const fn strip_rows(wavelet: Wavelet) -> usize {
     match wavelet {
-        Wavelet::Cdf53 => 32768,
-        Wavelet::Cdf97 => 8192,
-        Wavelet::Fixed97 => 16384,
+        Wavelet::Cdf53 => 4,
+        Wavelet::Cdf97 => 6,
+        Wavelet::Fixed97 => 8,
     }
 }
-/// Output pair rows of a forward strip, at least, on a level with enough
-/// strips (see [`STRIP_FILL`]): short strips are halo-dominated.
-pub const STRIP_MIN_OUT_PAIR_ROWS: usize = 4;
-/// Strips a level should have before its strips stop getting shorter than
-/// [`STRIP_MIN_OUT_PAIR_ROWS`]: a small level with few strips leaves most
-/// of a large GPU idle and waits on each strip's chain of dependent steps,
-/// so there strips go down to 1 output pair row until the level has this
-/// many. Measured at 8192², 5 levels (docs/perf-notes.md, DWT, sessions 17
-/// and 21): levels 3 and 4 ran fastest with 2- and 1-row strips (2304 and
-/// 1280 strips), level 2 with 4 rows (4608 strips; 2 rows lost about 30%).
-pub const STRIP_FILL: usize = 2048;
+/// Strips a small level aims at. A level is small when it would have fewer
+/// than twice this many strips of [`strip_rows`]; it then takes the strip
+/// height whose strip count is nearest this. About three quarters of the
+/// subgroups an H100 or H200 holds at once (132 SMs x 32 at the forwards'
+/// 60-64 registers): such a level runs as one wave, and its time is one
+/// strip's chain of dependent steps, so the strips should be as few and
+/// tall as still keep the GPU busy, and never one more wave. Measured at
+/// 8192², 5 levels, H100 (docs/perf-notes.md, DWT, session 23): level 2
+/// (2048², 18 columns of strips) ran fastest with 6 rows (3078 strips; 4
+/// rows, 4608 strips, are just over one wave and took 10-15% longer),
+/// level 3 with 2 (2304; 1 row, 4608, lost 12%), level 4 with 1 (1280),
+/// for every wavelet.
+pub const STRIP_FILL: usize = 3072;
 /// Output pair rows of a forward strip, at most: beyond this the halo
 /// (2 pair rows of 66 for 5/3) costs nothing more worth saving.
 pub const STRIP_MAX_OUT_PAIR_ROWS: usize = 64;
@@ -151,38 +154,43 @@ impl BlockGeometry {
     }
 
     /// The forward shaders' strip for a `width x height` level: as wide as
-    /// the inverse block, and tall enough that about `target_strips` strips
-    /// cover the level ([`strip_target`] by default), within
-    /// [`STRIP_MIN_OUT_PAIR_ROWS`]..=[`STRIP_MAX_OUT_PAIR_ROWS`] output pair
-    /// rows; below the minimum (down to 1) where the level would otherwise
-    /// have fewer than [`STRIP_FILL`] strips. The shader takes the strip
-    /// height from the host, so any value gives correct results; this only
-    /// decides how fast.
+    /// the inverse block and [`strip_rows`] output pair rows tall, unless
+    /// the level is small (fewer than `2 * STRIP_FILL` such strips); then
+    /// the height (at most the level's pair rows) whose strip count is
+    /// nearest [`STRIP_FILL`], the shorter of two equally near. The shader
+    /// takes the strip height from the host, so any value gives correct
+    /// results; this only decides how fast.
     pub fn forward_strip(
         wavelet: Wavelet,
         subgroup_size: usize,
         width: usize,
         height: usize,
-        target_strips: usize,
     ) -> Result<Self, DwtError> {
-        let halo = wavelet.halo_pairs();
-        // The width and halos do not depend on the height.
-        let row = Self::for_shader(wavelet, subgroup_size, 2 * halo + 1)?;
+        let row = Self::forward_strip_rows(wavelet, subgroup_size, 1)?;
         let across = width.div_ceil(2).div_ceil(row.out_pairs_x()).max(1);
-        let down = (target_strips / across).max(1);
-        let pairs_y = height.div_ceil(2);
-        let mut out_rows = pairs_y
-            .div_ceil(down)
-            .clamp(STRIP_MIN_OUT_PAIR_ROWS, STRIP_MAX_OUT_PAIR_ROWS);
-        // Only the minimum gives way: a target that asks for taller strips
-        // (a tuning knob) gets them.
-        while out_rows > 1
-            && out_rows <= STRIP_MIN_OUT_PAIR_ROWS
-            && across * pairs_y.div_ceil(out_rows) < STRIP_FILL
-        {
-            out_rows -= 1;
-        }
-        Self::for_shader(wavelet, subgroup_size, out_rows + 2 * halo)
+        let pairs_y = height.div_ceil(2).max(1);
+        let strips = |rows: usize| across * pairs_y.div_ceil(rows);
+        let large = strip_rows(wavelet);
+        let rows = if strips(large) >= 2 * STRIP_FILL {
+            large
+        } else {
+            (1..=pairs_y.min(STRIP_MAX_OUT_PAIR_ROWS))
+                .min_by_key(|&rows| (strips(rows).abs_diff(STRIP_FILL), rows))
+                .unwrap_or(1)
+        };
+        Self::forward_strip_rows(wavelet, subgroup_size, rows)
+    }
+
+    /// A forward strip of exactly `out_rows` output pair rows (clamped to
+    /// 1..=[`STRIP_MAX_OUT_PAIR_ROWS`]), whatever the level: for tuning and
+    /// for tests of every strip height.
+    pub fn forward_strip_rows(
+        wavelet: Wavelet,
+        subgroup_size: usize,
+        out_rows: usize,
+    ) -> Result<Self, DwtError> {
+        let out_rows = out_rows.clamp(1, STRIP_MAX_OUT_PAIR_ROWS);
+        Self::for_shader(wavelet, subgroup_size, out_rows + 2 * wavelet.halo_pairs())
     }
 
     /// Output quads per block row.

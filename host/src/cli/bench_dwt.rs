@@ -52,11 +52,11 @@ pub struct DwtBenchArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
-    /// GPU forward only: strips per level to aim for (a tuning knob, results
-    /// do not depend on it; default: the wavelet's
-    /// wavelane_core::dwt::block::strip_target).
-    #[arg(long)]
-    strips: Option<usize>,
+    /// GPU forward only: output pair rows of every level's strips, 1..=64
+    /// (a tuning knob, results do not depend on it; default: per level,
+    /// wavelane_core::dwt::block::BlockGeometry::forward_strip).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    strip_rows: Option<u16>,
 }
 
 #[derive(Debug, Serialize)]
@@ -182,7 +182,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
                 levels: a.levels,
                 repeats: a.repeats,
                 inverse,
-                strips: a.strips,
+                strip_rows: a.strip_rows,
             };
             let runs = match wv {
                 WaveletArg::Cdf53 => time::<Cdf53>(&backend, &image, run)?,
@@ -259,7 +259,7 @@ struct Run {
     levels: u32,
     repeats: usize,
     inverse: bool,
-    strips: Option<usize>,
+    strip_rows: Option<u16>,
 }
 
 /// Nanoseconds of `repeats` runs after one warm-up, each with the
@@ -305,15 +305,15 @@ fn time_gpu<W: HostWavelet<HostSample: Checked>>(
         levels,
         repeats,
         inverse,
-        strips,
+        strip_rows,
     } = run;
     let mut plan = GpuDwt::new(
         gpu.clone(),
         VolumeLayout::new(size, size, 1),
         [levels, levels, 0],
     )?;
-    if let Some(target) = strips {
-        plan = plan.with_strip_target(target);
+    if let Some(rows) = strip_rows {
+        plan = plan.with_strip_rows(rows.into());
     }
     let a = gpu.upload(image)?;
     let b = gpu.uninit::<W::Sample>(image.len() as u64)?;

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use vulkano::buffer::{BufferContents, Subbuffer};
-use wavelane_core::dwt::block::{strip_target, BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS};
+use wavelane_core::dwt::block::{BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS};
 
 /// Pair rows per block of the z-axis shaders (`shaders/common/dwt_z.glsl`).
 const Z_PAIR_ROWS: usize = 16;
@@ -51,8 +51,9 @@ pub struct GpuDwt {
     layout: VolumeLayout,
     levels: [u32; 3],
     subgroup: u32,
-    /// `None`: each wavelet's default ([`strip_target`]).
-    strip_target: Option<usize>,
+    /// Output pair rows of every forward strip; `None`: the per-level rule
+    /// of [`BlockGeometry::forward_strip`].
+    strip_rows: Option<usize>,
 }
 
 fn groups(items: u64, per_group: u64) -> u32 {
@@ -86,15 +87,16 @@ impl GpuDwt {
             layout,
             levels,
             subgroup,
-            strip_target: None,
+            strip_rows: None,
         })
     }
 
-    /// Aims the forward shaders at `target` strips per level instead of
-    /// the wavelet's default [`strip_target`] (a tuning knob for `wavelane
-    /// bench dwt`; results do not depend on it).
-    pub fn with_strip_target(mut self, target: usize) -> Self {
-        self.strip_target = Some(target.max(1));
+    /// Gives every forward level strips of `rows` output pair rows
+    /// (clamped to 1..=64) instead of the per-level rule of
+    /// [`BlockGeometry::forward_strip`]: a tuning knob for `wavelane bench
+    /// dwt`; results do not depend on it.
+    pub fn with_strip_rows(mut self, rows: usize) -> Self {
+        self.strip_rows = Some(rows);
         self
     }
 
@@ -144,8 +146,11 @@ impl GpuDwt {
         w: usize,
         h: usize,
     ) -> Result<BlockGeometry, DwtHostError> {
-        let target = self.strip_target.unwrap_or(strip_target(wavelet));
-        let g = BlockGeometry::forward_strip(wavelet, self.subgroup as usize, w, h, target)?;
+        let sg = self.subgroup as usize;
+        let g = match self.strip_rows {
+            Some(rows) => BlockGeometry::forward_strip_rows(wavelet, sg, rows)?,
+            None => BlockGeometry::forward_strip(wavelet, sg, w, h)?,
+        };
         debug_assert_eq!(g.pairs_x, PAIRS_PER_LANE * self.subgroup as usize);
         Ok(g)
     }
