@@ -8,8 +8,9 @@
 //   nvcc -O3 -arch=sm_90 -lineinfo -o dwt_twin dwt53_fwd_strip_twin.cu
 //   ./dwt_twin [side=8192] [output pair rows per strip=9] [repeats=10]
 // Strips inside the image take the lean stream of the shader's
-// stream_inside (session 21); -DNO_LEAN builds the window-only kernel of
-// session 20. MINB (-DMINB=N) sets __launch_bounds__' minimum blocks per SM. The level is
+// stream_inside (session 21), odd strip rows walking up as the shader's do
+// (session 23; -DNO_ALT walks every strip down); -DNO_LEAN builds the
+// window-only kernel of session 20. MINB (-DMINB=N) sets __launch_bounds__' minimum blocks per SM. The level is
 // timed next to a 16-byte grid-stride copy of the same bytes.
 #include <cstdio>
 #include <cstdlib>
@@ -71,23 +72,38 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
         if ((w & 3) == 0 && ((w | c_stride | ((w + 1) >> 1)) & 1) == 0 && strip_x0 >= 0 &&
             strip_x0 + 128 <= w && y0 >= 0 && y0 + 2 * steps <= h) {
             bool store_lane = 2 * lane >= HALO_X && 2 * lane < pairs_x - HALO_X;
-            const int4* a4 = reinterpret_cast<const int4*>(a + (size_t)y0 * w + x0);
-            size_t a4_row = w >> 2;
-            int2* be = reinterpret_cast<int2*>(b + (size_t)out_y0 * w);
-            int2* bo = reinterpret_cast<int2*>(b + (size_t)(pairs_y + out_y0) * w);
-            int2* ce = reinterpret_cast<int2*>(c + (size_t)out_y0 * c_stride);
+#ifdef NO_ALT
+            const bool up = false;
+#else
+            // As the shader (session 23): odd strip rows walk up, from the
+            // last row they load, with every index moving the other way.
+            const bool up = (by & 1) == 1;
+#endif
+            ptrdiff_t a4_row = w >> 2;
+            ptrdiff_t a4_odd = up ? -a4_row : a4_row;
+            ptrdiff_t b2_row = up ? -(ptrdiff_t)(w >> 1) : (w >> 1);
+            ptrdiff_t c2_row = up ? -(ptrdiff_t)(c_stride >> 1) : (c_stride >> 1);
+            int last_row = up ? steps - 1 - 2 * HALO : 0;
+            const int4* a4 = reinterpret_cast<const int4*>(a + (size_t)y0 * w + x0) +
+                             (up ? (2 * steps - 2) * a4_row : 0);
+            int2* be = reinterpret_cast<int2*>(b + (size_t)(out_y0 + last_row) * w);
+            int2* bo = reinterpret_cast<int2*>(b + (size_t)(pairs_y + out_y0 + last_row) * w);
+            int2* ce = reinterpret_cast<int2*>(c + (size_t)(out_y0 + last_row) * c_stride);
             int l2 = x0 >> 2, h2 = (((w + 1) >> 1) + x0 / 2) >> 1;
             int4 q = a4[0];
             int e[4] = {q.x, q.y, q.z, q.w};
-            q = a4[a4_row];
+            q = a4[a4_odd];
             int o[4] = {q.x, q.y, q.z, q.w};
-            a4 += 2 * a4_row;
+            a4 += 2 * a4_odd;
             q = a4[0];
             int ne[4] = {q.x, q.y, q.z, q.w};
-            q = a4[a4_row];
+            q = a4[a4_odd];
             int no[4] = {q.x, q.y, q.z, q.w};
             int dp[4] = {0, 0, 0, 0};
             for (int k = 1; k < steps; k++) {
+                // Walking up, the odd row stored with this step's even row
+                // is the one the previous step finished.
+                int odd_before[4] = {dp[0], dp[1], dp[2], dp[3]};
                 int s4[4], d[4];
 #pragma unroll
                 for (int q2 = 0; q2 < 4; q2++) {
@@ -96,14 +112,16 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
                     dp[q2] = d[q2]; e[q2] = ne[q2]; o[q2] = no[q2];
                 }
                 if (k + 1 < steps) {
-                    a4 += 2 * a4_row;
+                    a4 += 2 * a4_odd;
                     q = a4[0]; ne[0] = q.x; ne[1] = q.y; ne[2] = q.z; ne[3] = q.w;
                     // As the shader (session 22): the last odd row is never lifted.
                     if (k + 2 < steps) {
-                        q = a4[a4_row]; no[0] = q.x; no[1] = q.y; no[2] = q.z; no[3] = q.w;
+                        q = a4[a4_odd]; no[0] = q.x; no[1] = q.y; no[2] = q.z; no[3] = q.w;
                     }
                 }
                 if (k >= 2 * HALO) {
+#pragma unroll
+                    for (int q2 = 0; q2 < 4; q2++) d[q2] = up ? odd_before[q2] : d[q2];
                     horizontal(s4, lane);
                     horizontal(d, lane);
                     if (store_lane) {
@@ -112,7 +130,7 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
                         bo[l2] = make_int2(d[0], d[2]);
                         bo[h2] = make_int2(d[1], d[3]);
                     }
-                    be += w >> 1; bo += w >> 1; ce += c_stride >> 1;
+                    be += b2_row; bo += b2_row; ce += c2_row;
                 }
             }
             continue;
