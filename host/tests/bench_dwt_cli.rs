@@ -11,9 +11,11 @@ use common::ok;
 use serde_json::Value;
 
 /// Runs `wavelane bench dwt --json` on a 77x77 image, 3 levels, all three
-/// wavelets both ways; returns (wavelet, direction) of every result.
-fn bench(backend: &str) -> Vec<(String, String)> {
-    let out = ok(&[
+/// wavelets both ways (with `--strip-rows` if given); returns (wavelet, direction)
+/// of every result. GPU forward results report each level's strip height
+/// (`strip_rows` if given), others none.
+fn bench(backend: &str, strip_rows: Option<&str>) -> Vec<(String, String)> {
+    let mut args = vec![
         "bench",
         "dwt",
         "--size",
@@ -28,7 +30,11 @@ fn bench(backend: &str) -> Vec<(String, String)> {
         "--backend",
         backend,
         "--json",
-    ]);
+    ];
+    if let Some(rows) = strip_rows {
+        args.extend(["--strip-rows", rows]);
+    }
+    let out = ok(&args);
     let report: Value = serde_json::from_str(&out).expect("JSON report");
     assert_eq!(report["area"], "dwt");
     assert_eq!(report["size"], 77);
@@ -40,6 +46,21 @@ fn bench(backend: &str) -> Vec<(String, String)> {
         .map(|r| {
             assert!(r["best_ms"].as_f64().unwrap() > 0.0, "{r}");
             assert!(r["achieved_gb_per_s"].as_f64().unwrap() > 0.0, "{r}");
+            let rows: Vec<u64> = r["strip_rows"]
+                .as_array()
+                .expect("strip_rows")
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            if backend == "gpu" && r["direction"] == "forward" {
+                assert_eq!(rows.len(), 3, "{r}");
+                assert!(rows.iter().all(|&n| n >= 1), "{r}");
+                if let Some(want) = strip_rows {
+                    assert!(rows.iter().all(|&n| n.to_string() == want), "{r}");
+                }
+            } else {
+                assert!(rows.is_empty(), "{r}");
+            }
             (
                 r["wavelet"].as_str().unwrap().to_owned(),
                 r["direction"].as_str().unwrap().to_owned(),
@@ -61,10 +82,15 @@ fn expected() -> Vec<(String, String)> {
 
 #[test]
 fn gpu_bench_dwt_checks_every_wavelet_both_ways() {
-    assert_eq!(bench("gpu"), expected());
+    assert_eq!(bench("gpu", None), expected());
+}
+
+#[test]
+fn gpu_bench_dwt_takes_a_strip_height() {
+    assert_eq!(bench("gpu", Some("3")), expected());
 }
 
 #[test]
 fn cpu_bench_dwt_times_every_wavelet_both_ways() {
-    assert_eq!(bench("cpu"), expected());
+    assert_eq!(bench("cpu", None), expected());
 }

@@ -75,6 +75,9 @@ struct Measurement {
     /// order (one per level: forward finest first, inverse coarsest first);
     /// empty on the CPU.
     dispatch_ms: Vec<f64>,
+    /// GPU forward: output pair rows of each level's strips, finest first
+    /// (`--strip-rows` or the per-level rule); empty otherwise.
+    strip_rows: Vec<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -197,6 +200,11 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
                 .min_by(|x, y| x.0.total_cmp(&y.0))
                 .map(|r| r.1.iter().map(|ns| ns / 1e6).collect())
                 .unwrap_or_default();
+            let strip_rows = match &backend {
+                Backend::Gpu(gpu) if !inverse => gpu_plan(gpu, a.size, a.levels, a.strip_rows)?
+                    .forward_strip_rows(wv.wavelet())?,
+                _ => Vec::new(),
+            };
             let (best, median) = stats(runs.into_iter().map(|r| r.0).collect());
             let achieved = bytes as f64 / best;
             results.push(Measurement {
@@ -208,6 +216,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
                 achieved_gb_per_s: achieved,
                 fraction_of_copy: achieved / copy_gbs,
                 dispatch_ms,
+                strip_rows,
             });
             bar.inc(1);
         }
@@ -293,6 +302,24 @@ fn time<W: HostWavelet<HostSample: Checked>>(
     }
 }
 
+/// The GPU plan of a `size x size` transform, with `--strip-rows` if given.
+fn gpu_plan(
+    gpu: &std::sync::Arc<Gpu>,
+    size: usize,
+    levels: u32,
+    strip_rows: Option<u16>,
+) -> Result<GpuDwt, super::CliError> {
+    let plan = GpuDwt::new(
+        gpu.clone(),
+        VolumeLayout::new(size, size, 1),
+        [levels, levels, 0],
+    )?;
+    Ok(match strip_rows {
+        Some(rows) => plan.with_strip_rows(rows.into()),
+        None => plan,
+    })
+}
+
 /// Device-resident timing: buffers stay on the GPU, timestamps bracket the
 /// dispatches of one whole transform.
 fn time_gpu<W: HostWavelet<HostSample: Checked>>(
@@ -307,14 +334,7 @@ fn time_gpu<W: HostWavelet<HostSample: Checked>>(
         inverse,
         strip_rows,
     } = run;
-    let mut plan = GpuDwt::new(
-        gpu.clone(),
-        VolumeLayout::new(size, size, 1),
-        [levels, levels, 0],
-    )?;
-    if let Some(rows) = strip_rows {
-        plan = plan.with_strip_rows(rows.into());
-    }
+    let plan = gpu_plan(gpu, size, levels, strip_rows)?;
     let a = gpu.upload(image)?;
     let b = gpu.uninit::<W::Sample>(image.len() as u64)?;
     let scratch = plan.scratch::<W::Sample>()?;

@@ -155,6 +155,21 @@ impl GpuDwt {
         Ok(g)
     }
 
+    /// Output pair rows of each forward level's strips, finest level first
+    /// (what [`Self::forward_dispatches`] gives the shaders).
+    pub fn forward_strip_rows(
+        &self,
+        wavelet: wavelane_core::dwt::Wavelet,
+    ) -> Result<Vec<usize>, DwtHostError> {
+        let dims = self.layout.dims();
+        (0..total_levels(self.levels))
+            .map(|i| {
+                let [w, h, _] = region_at(dims, self.levels, i);
+                Ok(self.strip(wavelet, w, h)?.out_pair_rows())
+            })
+            .collect()
+    }
+
     /// The inverse block.
     fn inverse_block(
         &self,
