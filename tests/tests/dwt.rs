@@ -197,7 +197,7 @@ fn dwt_gpu_equals_core_2d_block_edges() {
             (121, 59, 4),
             (513, 257, 5),
             // Widths of a multiple of 4 at every level: the inner strips of
-            // the 5/3 and fixed-point 9/7 forwards take the lean stream.
+            // every forward take the lean stream.
             (320, 200, 3),
         ] {
             let case = Case {

@@ -34,9 +34,9 @@
 //! (and are the only rows the block's bottom mirror reaches). Stored values
 //! are therefore those of [`forward_level_blocked`] on the strip geometry.
 //! A strip that lies wholly inside the image (the shaders' lean
-//! `stream_inside`, for the 5/3 and the fixed-point 9/7) runs the same
-//! order with its state in named registers and one difference: at the
-//! strip's first row it lifts with zero where the block mirrors. After
+//! `stream_inside`, for every wavelet) runs the same order with its state
+//! in named registers and one difference: at the strip's first row it
+//! lifts with zero where the block mirrors. After
 //! lifting step `s` (0-based) that difference has reached strip rows up to
 //! `s - 1` only (each step reads one row above and one below), so after the
 //! last step rows up to `NSTEPS - 2`, all inside the top halo of
