@@ -11,9 +11,9 @@ use common::ok;
 use serde_json::Value;
 
 /// Runs `wavelane bench dwt --json` on a 77x77 image, 3 levels, all three
-/// wavelets both ways (with `--strip-rows` if given); returns (wavelet, direction)
-/// of every result. GPU forward results report each level's strip height
-/// (`strip_rows` if given), others none.
+/// wavelets both ways (with `--strip-rows` if given); returns (wavelet,
+/// direction) of every result. GPU forward results report each level's
+/// strip height (`strip_rows` if given), others none.
 fn bench(backend: &str, strip_rows: Option<&str>) -> Vec<(String, String)> {
     let mut args = vec![
         "bench",

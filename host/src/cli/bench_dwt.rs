@@ -187,7 +187,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
                 inverse,
                 strip_rows: a.strip_rows,
             };
-            let runs = match wv {
+            let Timed { runs, strip_rows } = match wv {
                 WaveletArg::Cdf53 => time::<Cdf53>(&backend, &image, run)?,
                 WaveletArg::Fixed97 => time::<Fixed97>(&backend, &image, run)?,
                 WaveletArg::Cdf97 => {
@@ -200,11 +200,6 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
                 .min_by(|x, y| x.0.total_cmp(&y.0))
                 .map(|r| r.1.iter().map(|ns| ns / 1e6).collect())
                 .unwrap_or_default();
-            let strip_rows = match &backend {
-                Backend::Gpu(gpu) if !inverse => gpu_plan(gpu, a.size, a.levels, a.strip_rows)?
-                    .forward_strip_rows(wv.wavelet())?,
-                _ => Vec::new(),
-            };
             let (best, median) = stats(runs.into_iter().map(|r| r.0).collect());
             let achieved = bytes as f64 / best;
             results.push(Measurement {
@@ -271,13 +266,21 @@ struct Run {
     strip_rows: Option<u16>,
 }
 
-/// Nanoseconds of `repeats` runs after one warm-up, each with the
-/// nanoseconds of its dispatches (GPU only).
+/// What [`time`] measured.
+struct Timed {
+    /// Nanoseconds of `repeats` runs after one warm-up, each with the
+    /// nanoseconds of its dispatches (GPU only).
+    runs: Vec<(f64, Vec<f64>)>,
+    /// GPU forward: output pair rows of each level's strips; else empty.
+    strip_rows: Vec<usize>,
+}
+
+/// Times `run` of `W` on `backend`.
 fn time<W: HostWavelet<HostSample: Checked>>(
     backend: &Backend,
     image: &[W::Sample],
     run: Run,
-) -> Result<Vec<(f64, Vec<f64>)>, super::CliError> {
+) -> Result<Timed, super::CliError> {
     let layout = ImageLayout::new(run.size, run.size);
     let (levels, inverse) = (run.levels, run.inverse);
     match backend {
@@ -297,27 +300,12 @@ fn time<W: HostWavelet<HostSample: Checked>>(
                     times.push((t.elapsed().as_nanos() as f64, Vec::new()));
                 }
             }
-            Ok(times)
+            Ok(Timed {
+                runs: times,
+                strip_rows: Vec::new(),
+            })
         }
     }
-}
-
-/// The GPU plan of a `size x size` transform, with `--strip-rows` if given.
-fn gpu_plan(
-    gpu: &std::sync::Arc<Gpu>,
-    size: usize,
-    levels: u32,
-    strip_rows: Option<u16>,
-) -> Result<GpuDwt, super::CliError> {
-    let plan = GpuDwt::new(
-        gpu.clone(),
-        VolumeLayout::new(size, size, 1),
-        [levels, levels, 0],
-    )?;
-    Ok(match strip_rows {
-        Some(rows) => plan.with_strip_rows(rows.into()),
-        None => plan,
-    })
 }
 
 /// Device-resident timing: buffers stay on the GPU, timestamps bracket the
@@ -326,7 +314,7 @@ fn time_gpu<W: HostWavelet<HostSample: Checked>>(
     gpu: &std::sync::Arc<Gpu>,
     image: &[W::Sample],
     run: Run,
-) -> Result<Vec<(f64, Vec<f64>)>, super::CliError> {
+) -> Result<Timed, super::CliError> {
     let Run {
         size,
         levels,
@@ -334,7 +322,14 @@ fn time_gpu<W: HostWavelet<HostSample: Checked>>(
         inverse,
         strip_rows,
     } = run;
-    let plan = gpu_plan(gpu, size, levels, strip_rows)?;
+    let mut plan = GpuDwt::new(
+        gpu.clone(),
+        VolumeLayout::new(size, size, 1),
+        [levels, levels, 0],
+    )?;
+    if let Some(rows) = strip_rows {
+        plan = plan.with_strip_rows(rows.into());
+    }
     let a = gpu.upload(image)?;
     let b = gpu.uninit::<W::Sample>(image.len() as u64)?;
     let scratch = plan.scratch::<W::Sample>()?;
@@ -373,7 +368,14 @@ fn time_gpu<W: HostWavelet<HostSample: Checked>>(
         )
         .into());
     }
-    Ok(times)
+    Ok(Timed {
+        runs: times,
+        strip_rows: if inverse {
+            Vec::new()
+        } else {
+            plan.forward_strip_rows(W::WAVELET)?
+        },
+    })
 }
 
 /// How the benchmark compares the GPU's result with the CPU's.
