@@ -13,7 +13,7 @@ Usage: scripts/bench-codec.py [--wavelane PATH] [--repeat N] [--json OUT]
 (default binary: target/release/wavelane, built with
 `cargo build --release -p wavelane`). Every tool must be installed: a
 missing one is an error, not a skipped row. Images: the built-in demo image
-(host/assets/astronaut-384.png) in RGB and gray, and a 1536x1536 mirror
+(cli/assets/astronaut-384.png) in RGB and gray, and a 1536x1536 mirror
 tiling of it (speed on a larger image); all are converted to PPM/PGM with
 wavelane itself.
 """
@@ -117,7 +117,7 @@ def main():
     opj_c, opj_d = need("opj_compress"), need("opj_decompress")
     ojph_c, ojph_d = need("ojph_compress"), need("ojph_expand")
     tmp = tempfile.mkdtemp(prefix="wavelane-bench-")
-    png = os.path.join(ROOT, "host/assets/astronaut-384.png")
+    png = os.path.join(ROOT, "cli/assets/astronaut-384.png")
     images = {}
     rgb = os.path.join(tmp, "astronaut-rgb.ppm")
     run([wl, "encode", png, "-o", os.path.join(tmp, "x.wl"), "--lossless"])

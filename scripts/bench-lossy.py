@@ -34,7 +34,7 @@ def prepare(wl):
     big = os.path.join(CACHE, "astronaut-x4-rgb.ppm")
     gray = os.path.join(CACHE, "astronaut-gray.pgm")
     if not all(os.path.exists(p) for p in (rgb, big, gray)):
-        png = os.path.join(ROOT, "host/assets/astronaut-384.png")
+        png = os.path.join(ROOT, "cli/assets/astronaut-384.png")
         bench.run([wl, "encode", png, "-o", f"{CACHE}/x.wl", "--lossless", *bench.CPU])
         bench.run([wl, "decode", f"{CACHE}/x.wl", "-o", rgb, *bench.CPU])
         bench.mirror_tile(rgb, big, 4)

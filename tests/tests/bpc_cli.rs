@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use wavelane::bpc::formats::{self, RefFile};
 use wavelane::bpc::{cpu, lut_json, CodeblockBatch};
-use wavelane::cli::{self, Cli};
+use wavelane_cli::{self as cli, Cli};
 use wavelane_core::bpc::{DecodeLimits, Mode, ProbabilityTables, GROUPS, TABLE_BITPLANES};
 
 /// A fresh scratch directory for one test.

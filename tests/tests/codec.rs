@@ -5,11 +5,11 @@
 
 use rand::{Rng, RngCore};
 use wavelane::backend::Backend;
-use wavelane::cli::demo::demo_image;
 use wavelane::codec::file::{Container, ReadOptions};
 use wavelane::codec::{
     self, progressive, CodecError, DecodeOptions, EncodeOptions, FormatError, Image, RateTarget,
 };
+use wavelane_cli::demo::demo_image;
 use wavelane_core::dwt::{level_size, Wavelet};
 use wavelane_tests::{assert_same, for_random_cases, gpu, TestRng};
 

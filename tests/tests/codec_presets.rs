@@ -5,13 +5,13 @@
 //! outside the documented values is a typed error.
 
 use wavelane::backend::Backend;
-use wavelane::cli::demo::demo_image;
 use wavelane::codec::file::{Container, ReadOptions};
 use wavelane::codec::header::Tables;
 use wavelane::codec::tables::{PRESET_NATURAL_LOSSLESS, PRESET_NATURAL_LOSSY, PRESET_REFERENCE};
 use wavelane::codec::{
     self, CodecError, DecodeOptions, EncodeOptions, FormatError, Image, TableChoice,
 };
+use wavelane_cli::demo::demo_image;
 use wavelane_core::bpc::{Mode, ProbabilityTables};
 
 /// Offset of the version field and of the table row offset byte.

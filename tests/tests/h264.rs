@@ -161,7 +161,7 @@ fn h264_multi_frame_y4m_through_the_cli() {
         }
         std::fs::write(&y4m, &text).unwrap();
         let (out, recon) = (dir.join("out.264"), dir.join("recon.yuv"));
-        let cli = wavelane::cli::Cli::parse_from([
+        let cli = wavelane_cli::Cli::parse_from([
             "wavelane",
             "h264",
             y4m.to_str().unwrap(),
@@ -174,7 +174,7 @@ fn h264_multi_frame_y4m_through_the_cli() {
             "--backend",
             "cpu",
         ]);
-        wavelane::cli::run(cli).unwrap();
+        wavelane_cli::run(cli).unwrap();
         let recon = std::fs::read(&recon).unwrap();
         assert_eq!(recon.len(), 4 * (38 * 22 + 2 * 19 * 11));
         assert_same("ffmpeg vs --recon", &recon, &ffmpeg_decode(&out));
@@ -208,7 +208,7 @@ fn h264_png_and_gray_pgm_inputs() {
             }
             let out = dir.join("img.264");
             let recon = dir.join("img.yuv");
-            let cli = wavelane::cli::Cli::parse_from([
+            let cli = wavelane_cli::Cli::parse_from([
                 "wavelane",
                 "h264",
                 input.to_str().unwrap(),
@@ -220,7 +220,7 @@ fn h264_png_and_gray_pgm_inputs() {
                 "cpu",
                 "--json",
             ]);
-            wavelane::cli::run(cli).unwrap();
+            wavelane_cli::run(cli).unwrap();
             assert_same(
                 "ffmpeg vs --recon",
                 &std::fs::read(&recon).unwrap(),

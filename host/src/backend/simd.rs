@@ -13,7 +13,7 @@
 //!
 //! `WAVELANE_SIMD=baseline|v3|v4` caps the copy used (read once, at the
 //! first dispatch): the best the CPU has, but not above the named level, so
-//! that the copies can be compared on one machine (`host/tests/simd_cli.rs`
+//! that the copies can be compared on one machine (`cli/tests/simd_cli.rs`
 //! encodes the same image under every level and compares the bytes). A
 //! level above the CPU's runs the CPU's best. A set level prints a
 //! one-line notice on stderr naming the copy that runs (`wavelane:

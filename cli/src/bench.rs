@@ -5,12 +5,12 @@
 
 use std::path::PathBuf;
 
-use crate::backend::{Backend, BackendKind};
-use crate::bpc::bench::{self as bpc_bench, BenchConfig, BenchOp};
-use crate::bpc::{formats::RefFile, CodeblockBatch};
 use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
 use serde::Serialize;
+use wavelane::backend::{Backend, BackendKind};
+use wavelane::bpc::bench::{self as bpc_bench, BenchConfig, BenchOp};
+use wavelane::bpc::{formats::RefFile, CodeblockBatch};
 use wavelane_core::bpc::Mode;
 
 use super::CliResult;
@@ -149,7 +149,7 @@ fn bpc(a: BpcBenchArgs) -> CliResult {
 }
 
 /// How long every timed GPU submission of a benchmark is preceded by busy
-/// work ([`crate::backend::Gpu::set_clock_warm_up`]).
+/// work ([`wavelane::backend::Gpu::set_clock_warm_up`]).
 const CLOCK_WARM_UP: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The backend a benchmark runs on; a GPU gets the clock warm-up, so that

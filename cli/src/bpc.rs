@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::backend::{Backend, BackendKind};
-use crate::bpc::formats::{self, RefFile};
-use crate::bpc::{cpu, gpu, lut_json, CodeblockBatch, EncodedBatch};
 use clap::{Args, Subcommand};
 use serde::Serialize;
+use wavelane::backend::{Backend, BackendKind};
+use wavelane::bpc::formats::{self, RefFile};
+use wavelane::bpc::{cpu, gpu, lut_json, CodeblockBatch, EncodedBatch};
 use wavelane_core::bpc::{DecodeLimits, Mode};
 
 use super::CliResult;

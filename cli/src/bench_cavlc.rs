@@ -6,8 +6,8 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use super::CliResult;
-use crate::backend::BackendKind;
-use crate::h264::bench::{self, CavlcMeasurement};
+use wavelane::backend::BackendKind;
+use wavelane::h264::bench::{self, CavlcMeasurement};
 
 /// Arguments of `wavelane bench cavlc`.
 #[derive(Debug, Args)]

@@ -11,8 +11,8 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use super::CliResult;
-use crate::backend::{Backend, BackendKind, Job};
-use crate::vle::{self, VleFile, VleOptions};
+use wavelane::backend::{Backend, BackendKind, Job};
+use wavelane::vle::{self, VleFile, VleOptions};
 
 /// Arguments of `wavelane vle`.
 #[derive(Debug, Args)]

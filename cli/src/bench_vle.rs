@@ -21,9 +21,9 @@ use serde::Serialize;
 use wavelane_core::vle::CodeTable;
 
 use super::CliResult;
-use crate::backend::{Backend, BackendKind};
-use crate::vle::sample::{generate, SampleKind};
-use crate::vle::{cpu, GpuVle, VleFile, VleOptions, DEFAULT_CHUNK_SYMBOLS};
+use wavelane::backend::{Backend, BackendKind};
+use wavelane::vle::sample::{generate, SampleKind};
+use wavelane::vle::{cpu, GpuVle, VleFile, VleOptions, DEFAULT_CHUNK_SYMBOLS};
 
 /// Arguments of `wavelane bench vle`.
 #[derive(Debug, Args)]
@@ -88,7 +88,7 @@ struct Report {
     gpu: Option<String>,
     /// GPU buffer copy of the input size: bytes copied per second, 10^9.
     gpu_copy_gb_per_s: Option<f64>,
-    gpu_scan: Option<crate::vle::ScanKind>,
+    gpu_scan: Option<wavelane::vle::ScanKind>,
     gpu_encode_workgroups: Option<u32>,
     results: Vec<Measurement>,
 }
@@ -205,7 +205,7 @@ pub fn run(a: VleBenchArgs) -> CliResult {
             v = v.with_workgroups(w);
         }
         if a.fallback_scan {
-            v = v.with_scan(crate::vle::ScanKind::Atomic32)?;
+            v = v.with_scan(wavelane::vle::ScanKind::Atomic32)?;
         }
         let (copy, s) = bench_gpu(
             &v, &data, &opts, &encoded, &file, a.repeats, &bar, &mut push,
@@ -238,12 +238,12 @@ fn bench_gpu(
     v: &GpuVle,
     data: &[u8],
     opts: &VleOptions,
-    cpu_encoded: &crate::vle::Encoded,
+    cpu_encoded: &wavelane::vle::Encoded,
     file: &VleFile<'_>,
     repeats: usize,
     bar: &ProgressBar,
     push: &mut Push<'_>,
-) -> Result<(f64, crate::vle::ScanKind), super::CliError> {
+) -> Result<(f64, wavelane::vle::ScanKind), super::CliError> {
     let n = data.len();
     bar.set_message("gpu copy");
     let copy_ns = v

@@ -11,10 +11,10 @@ use serde_json::json;
 use wavelane_core::dwt::{self, shift, Cdf53, Cdf97, Fixed97, ImageLayout, Orientation, Wavelet};
 
 use super::CliResult;
-use crate::backend::{Backend, BackendKind};
-use crate::codec::Image;
-use crate::dwt::{self as host_dwt, HostWavelet};
-use crate::image_io::{self, FileFormat};
+use wavelane::backend::{Backend, BackendKind};
+use wavelane::codec::Image;
+use wavelane::dwt::{self as host_dwt, HostWavelet};
+use wavelane::image_io::{self, FileFormat};
 
 /// Wavelet names on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

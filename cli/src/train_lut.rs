@@ -9,13 +9,13 @@
 
 use std::path::PathBuf;
 
-use crate::bpc::formats::{RefFile, REF_MAGIC};
-use crate::bpc::train::{image_codeblocks, ImageTraining, TrainWavelet, Trainer};
-use crate::bpc::{lut_json, CodeblockBatch};
-use crate::codec::{self, EncodeOptions, RateTarget};
-use crate::image_io;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use wavelane::bpc::formats::{RefFile, REF_MAGIC};
+use wavelane::bpc::train::{image_codeblocks, ImageTraining, TrainWavelet, Trainer};
+use wavelane::bpc::{lut_json, CodeblockBatch};
+use wavelane::codec::{self, EncodeOptions, RateTarget};
+use wavelane::image_io;
 use wavelane_core::bpc::Mode;
 
 use super::CliResult;

@@ -10,12 +10,12 @@ use super::encode::{files_bar, output_path};
 use super::CliResult;
 use wavelane_core::dwt::{level_size, Wavelet};
 
-use crate::backend::{Backend, BackendKind, Job};
-use crate::codec::file::{Container, ReadOptions};
-use crate::codec::header::Header;
-use crate::codec::progressive::{header_len_from_prefix, prefix_len};
-use crate::codec::{self, DecodeOptions};
-use crate::image_io;
+use wavelane::backend::{Backend, BackendKind, Job};
+use wavelane::codec::file::{Container, ReadOptions};
+use wavelane::codec::header::Header;
+use wavelane::codec::progressive::{header_len_from_prefix, prefix_len};
+use wavelane::codec::{self, DecodeOptions};
+use wavelane::image_io;
 
 /// Arguments of `wavelane decode`.
 #[derive(Debug, Args)]

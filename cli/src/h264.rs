@@ -7,11 +7,11 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliResult;
-use crate::backend::{Backend, BackendKind};
-use crate::h264::encode::{encode_sequence, CpuEntropy, EncodeOptions, EntropyCoder};
-use crate::h264::gpu::GpuEntropy;
-use crate::h264::input::read_input;
-use crate::h264::MbModes;
+use wavelane::backend::{Backend, BackendKind};
+use wavelane::h264::encode::{encode_sequence, CpuEntropy, EncodeOptions, EntropyCoder};
+use wavelane::h264::gpu::GpuEntropy;
+use wavelane::h264::input::read_input;
+use wavelane::h264::MbModes;
 
 /// Arguments of `wavelane h264`.
 #[derive(Debug, Args)]

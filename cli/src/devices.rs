@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::CliResult;
-use crate::backend::gpu::{Gpu, DEVICE_ENV};
+use wavelane::backend::gpu::{Gpu, DEVICE_ENV};
 
 /// Arguments of `wavelane devices`.
 #[derive(Debug, Args)]

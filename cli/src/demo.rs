@@ -9,13 +9,13 @@ use clap::Args;
 
 use super::plot::{rd_plot, Series};
 use super::CliResult;
-use crate::backend::{Backend, Gpu};
-use crate::codec::{self, DecodeOptions, EncodeOptions, Image, RateTarget};
-use crate::image_io;
+use wavelane::backend::{Backend, Gpu};
+use wavelane::codec::{self, DecodeOptions, EncodeOptions, Image, RateTarget};
+use wavelane::image_io;
 
 /// The built-in image: a 384x384 crop of NASA's portrait of astronaut
-/// Eileen Collins (public domain; provenance in host/assets/README.md).
-pub const DEMO_IMAGE_PNG: &[u8] = include_bytes!("../../assets/astronaut-384.png");
+/// Eileen Collins (public domain; provenance in cli/assets/README.md).
+pub const DEMO_IMAGE_PNG: &[u8] = include_bytes!("../assets/astronaut-384.png");
 
 /// Arguments of `wavelane demo`.
 #[derive(Debug, Args)]

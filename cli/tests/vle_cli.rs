@@ -20,7 +20,7 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
             (x >> 32) as u8
         })
         .collect();
-    let text = include_bytes!("../src/vle/mod.rs").repeat(3);
+    let text = include_bytes!("../../host/src/vle/mod.rs").repeat(3);
     vec![
         ("empty", Vec::new()),
         ("one-byte", vec![0xff]),
@@ -72,7 +72,7 @@ fn cpu_round_trips_every_kind_of_file() {
 #[test]
 fn json_summary_describes_the_file() {
     let dir = Scratch::new("vle-cli", "json");
-    let bytes = include_bytes!("../src/vle/format.rs").to_vec();
+    let bytes = include_bytes!("../../host/src/vle/format.rs").to_vec();
     let input = dir.file("in", &bytes);
     let packed = dir.path("in.wlv");
     let out = ok(&[
@@ -162,7 +162,7 @@ fn gpu_writes_the_cpu_file_and_decodes_it() {
 #[test]
 fn corrupted_and_foreign_inputs_are_clear_errors() {
     let dir = Scratch::new("vle-cli", "corrupt");
-    let bytes = include_bytes!("../src/vle/cpu.rs").repeat(4);
+    let bytes = include_bytes!("../../host/src/vle/cpu.rs").repeat(4);
     let input = dir.file("in", &bytes);
     let packed = dir.path("in.wlv");
     ok(&[

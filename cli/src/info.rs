@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliResult;
-use crate::codec::file::{Container, ReadOptions};
-use crate::codec::format::wavelet_name;
+use wavelane::codec::file::{Container, ReadOptions};
+use wavelane::codec::format::wavelet_name;
 
 /// Arguments of `wavelane info`.
 #[derive(Debug, Args)]

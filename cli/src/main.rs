@@ -15,8 +15,8 @@ fn main() -> ExitCode {
     let _ = rayon::ThreadPoolBuilder::new()
         .use_current_thread()
         .build_global();
-    let cli = wavelane::cli::Cli::parse();
-    match wavelane::cli::run(cli) {
+    let cli = wavelane_cli::Cli::parse();
+    match wavelane_cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             let mut printed = err.to_string();

@@ -7,9 +7,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use wavelane_core::dwt::Wavelet;
 
 use super::CliResult;
-use crate::backend::{Backend, BackendKind, Job};
-use crate::codec::{self, EncodeOptions, RateTarget, TableChoice};
-use crate::image_io;
+use wavelane::backend::{Backend, BackendKind, Job};
+use wavelane::codec::{self, EncodeOptions, RateTarget, TableChoice};
+use wavelane::image_io;
 
 /// The wavelet, on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -24,9 +24,9 @@ use wavelane_core::dwt::{level_size, max_levels, Cdf53, Cdf97, Fixed97, ImageLay
 
 use super::dwt::WaveletArg;
 use super::CliResult;
-use crate::backend::{Backend, BackendKind, Gpu};
-use crate::dwt::gpu::GpuDwt;
-use crate::dwt::{self as host_dwt, HostWavelet};
+use wavelane::backend::{Backend, BackendKind, Gpu};
+use wavelane::dwt::gpu::GpuDwt;
+use wavelane::dwt::{self as host_dwt, HostWavelet};
 
 /// Arguments of `wavelane bench dwt`.
 #[derive(Debug, Args)]
