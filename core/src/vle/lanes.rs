@@ -28,7 +28,7 @@
 //!   inside one) and its last (when it ends inside one) are ORed in. The
 //!   staging buffer is small on purpose: shared memory per workgroup decides
 //!   how many workgroups an SM holds, and that decides the encoder's speed
-//!   (docs/perf-notes.md, VLE).
+//!   (docs/history/vle.md).
 //!
 //! An invocation packs with a 64-bit accumulator whose low `n` bits are
 //! pending (`n < 32` between codewords): each codeword is shifted in, and

@@ -31,7 +31,7 @@
 /// invocation of the encoder's workgroup, which adds to every element of its
 /// segment from its own block on in one step) makes the look-back over
 /// earlier segments four times shorter, and was 15% faster on an H200
-/// (docs/perf-notes.md, VLE).
+/// (docs/history/vle.md).
 pub const SEGMENT_BLOCKS: usize = 128;
 
 /// 64-bit layout: bits of the sum; the add counter is the 8 bits above it.
