@@ -2,7 +2,7 @@
 """Side-by-side comparison of `wavelane encode/decode` (CPU backend) with
 OpenJPEG (`opj_compress`/`opj_decompress`, JPEG 2000 Part 1) and OpenJPH
 (`ojph_compress`/`ojph_expand`, HTJ2K) on the same images, as reported in
-docs/benchmarks.md:
+docs/history/codec.md:
 
 - lossless: file bytes, encode and decode wall time (best of --repeat runs);
 - lossy at 0.5, 1 and 2 bpp: file bytes and PSNR (OpenJPH has no rate

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lossless encode speed of wavelane (CPU backend) against OpenJPH
 # (`ojph_compress`) and OpenJPEG (`opj_compress`), interleaved so that drift
-# in the machine's speed touches every tool alike (docs/benchmarks.md).
+# in the machine's speed touches every tool alike (docs/history/codec.md).
 #
 # Usage: scripts/bench-lossless-speed.sh [--cpus LIST] [--rounds N]
 #            [--wavelane NAME=PATH]... IMAGE...

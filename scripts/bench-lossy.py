@@ -2,7 +2,7 @@
 """Lossy PSNR of `wavelane encode --bpp` against OpenJPEG at the same rate,
 on the images of scripts/bench-codec.py (astronaut 384² RGB and gray, the
 1536² mirror tiling), without the timing runs: the quick loop for rate
-control and quantization experiments (docs/benchmarks.md).
+control and quantization experiments (docs/history/codec.md).
 
 Usage: scripts/bench-lossy.py [--wavelane PATH] [--rates 0.5,1,2]
        [--images rgb,gray,big] [-- EXTRA wavelane encode ARGS...]

@@ -6,7 +6,7 @@
   tables; format in docs/bpc-paco.md);
 - core/src/bpc/lut_natural.rs from core/data/bpc/natural-{lossless,lossy}-
   {2,3}pass.json (the codec's presets trained on a corpus of natural
-  images by scripts/train-natural-tables.py; docs/benchmarks.md).
+  images by scripts/train-natural-tables.py; docs/history/codec.md).
 
 Run from the repository root after changing the JSON:
 

@@ -5,7 +5,7 @@
 // 1 to 13 bitplanes in subband order; taken in index order, the last
 // codeblocks to start can be heavy ones that run on while most of the GPU
 // idles. Taken by decreasing M (longest job first), the tail is short
-// (docs/perf-notes.md, BPC-PaCo, codeblock order). The order changes no
+// (docs/history/bpc-paco.md, codeblock order). The order changes no
 // byte: every codeblock codes into its own scratch region and count.
 //
 // bpc_measure.comp counted the codeblocks of each bucket (bucket 0 holds

@@ -10,7 +10,7 @@
 // in flight per invocation. (It used
 // to be one invocation per output word finding its codeblock by a binary
 // search over the offsets: 14 dependent loads a codeword, 0.19 ms at
-// 8192^2, docs/perf-notes.md.)
+// 8192^2, docs/history/bpc-paco.md.)
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
 

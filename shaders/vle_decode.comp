@@ -9,7 +9,7 @@
 // subgroup (the reading that fits the measurements). Every PREFETCH_PERIOD
 // output words (a point all invocations of a subgroup reach together) each
 // touches the next PREFETCH_SECTORS sectors ahead of its position, so that
-// a subgroup's misses come together (docs/perf-notes.md, VLE decoder: +29-34%
+// a subgroup's misses come together (docs/history/vle.md, decoder: +29-34%
 // on compressible data on an H200, random bytes unchanged within 2%). The
 // output leaves as 16-byte vectors, four words of symbols at a time (-10%).
 #extension GL_GOOGLE_include_directive : require

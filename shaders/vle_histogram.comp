@@ -7,7 +7,7 @@
 // The workgroup keeps 8 copies of the table in shared memory (invocation i
 // adds to copy i % 8) against same-address contention; every byte is one
 // shared atomic add. Merging runs of equal bytes before adding, and 32
-// copies, were both slower on the H200 (docs/perf-notes.md, VLE).
+// copies, were both slower on the H200 (docs/history/vle.md).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common/vle.glsl"

@@ -34,7 +34,7 @@ pub struct DecodeArgs {
     pub layers: Option<u8>,
     /// Where the transform and decoder run; `auto` takes a hardware GPU only
     /// for images large enough to finish first there for this many CPU
-    /// threads (docs/perf-notes.md), else the CPU.
+    /// threads (docs/perf/codec.md), else the CPU.
     #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
     /// Print JSON reports instead of text.

@@ -105,7 +105,7 @@ pub struct EncodeArgs {
     pub bit_depth: Option<u8>,
     /// Where the transform and coder run; `auto` takes a hardware GPU only
     /// for lossless images large enough to finish first there for this many
-    /// CPU threads (docs/perf-notes.md), else the CPU.
+    /// CPU threads (docs/perf/codec.md), else the CPU.
     #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
     /// Print JSON reports instead of text.

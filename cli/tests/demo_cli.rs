@@ -57,7 +57,7 @@ fn demo_runs_every_backend_and_writes_what_it_reports() {
                     "{backend} {target}: {bpp}"
                 );
                 // Quality rises with the rate; at 1 bpp this image is at
-                // 35.6 dB (docs/benchmarks.md), the floor leaves room.
+                // 35.6 dB (docs/perf/codec.md), the floor leaves room.
                 let psnr = r["psnr_db"].as_f64().unwrap();
                 assert!(
                     psnr > last_psnr,

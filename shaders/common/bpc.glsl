@@ -270,7 +270,7 @@ uint bpc_sign_context(uint x, uint lane) {
 // eight neighbour bits and a table lookup per lane. About a third fewer
 // per-lane instructions per step on RADV's compiler; the 3-pass builds and
 // the decoder keep the forms above (in the 3-pass encoder this raised
-// NVIDIA's register count above 64, docs/perf-notes.md).
+// NVIDIA's register count above 64, docs/history/bpc-paco.md).
 
 // bpc_sig_context as bit-sliced sums of team words: per lane position the
 // other parity's three rows (s + 2k), plus the same at the neighbouring
@@ -326,7 +326,7 @@ uvec3 bpc_sign_words(uint x) {
 // Whether the codeblocks are coded in 3 passes per bitplane. Shaders built
 // with BPC_TWO_PASS (the host picks them for 2-pass tables) know it is
 // false: no pending map, no cleanup pass, less shared memory and fewer
-// instructions per step (docs/perf-notes.md, BPC-PaCo).
+// instructions per step (docs/history/bpc-paco.md).
 #ifdef BPC_TWO_PASS
 #define BPC_THREE_PASS(flag) false
 #else

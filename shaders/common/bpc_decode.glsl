@@ -102,7 +102,7 @@ int load(uint y, uint x, uint lane) {
 // This lane's two coefficients of the window's row, read at the row's start
 // by the refinement pass (a lane only ever reads and writes its own columns,
 // so no other lane's store can intervene). Not read a row ahead: that cost
-// the registers that decide how many teams an SM holds (docs/perf-notes.md).
+// the registers that decide how many teams an SM holds (docs/history/bpc-paco.md).
 ivec2 val_c;
 
 ivec2 row_values(uint y, uint height, uint lane) {

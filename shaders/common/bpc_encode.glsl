@@ -63,7 +63,7 @@ void encode_phase(bool visit, bool symbol, uint p, uint lane) {
 
 // This lane's two magnitudes of the window's row, loaded once per row.
 // (Loading the next row's a row ahead cost the 3 registers that keep this
-// shader at 63, and so 32 teams per SM instead of 28: docs/perf-notes.md.)
+// shader at 63, and so 32 teams per SM instead of 28: docs/history/bpc-paco.md.)
 uvec2 mag_c;
 
 // |v| of this lane's coefficient in step (y, x), 0 where absent. Needs
@@ -123,7 +123,7 @@ void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
 // state maps in common/bpc.glsl; absent coefficients have |v| = 0). Every
 // lane takes part in the phase; a step that refines nothing costs a ballot,
 // not a shared-memory row. (This replaced a refinement map loaded and
-// stored per row: 9-12% faster encoding on an H200, docs/perf-notes.md.)
+// stored per row: 9-12% faster encoding on an H200, docs/history/bpc-paco.md.)
 void refinement_step(uint x, uint j, uint lane) {
     uint mag = mag_c[x];
     bool mine = (mag >> (j + 1u)) != 0u;

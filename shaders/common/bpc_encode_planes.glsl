@@ -30,7 +30,7 @@
 // and start_bitplane loads without branches and (one subgroup) stores a
 // group's eight map words in one store. H200, 8192^2, 2-pass encode: -15%
 // against the map-based body (61 registers), then -15% again for those
-// last four changes (57 registers; docs/perf-notes.md).
+// last four changes (57 registers; docs/history/bpc-paco.md).
 //
 // As in common/bpc_encode.glsl, main checks each codeblock's region against
 // the coefficient buffer once (bpc_region_ok) and the loads carry no bound.

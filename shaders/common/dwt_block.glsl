@@ -258,7 +258,7 @@ void main() {
 // Pair rows loaded ahead of the one being lifted. Deeper load-ahead costs
 // registers, hence resident subgroups: on an H200 the 5/3 forward at 8192²
 // ran 0.372 / 0.291 / 0.272 ms with 4 / 2 / 1, the float 9/7 forward 0.324
-// / 0.280 ms with 2 / 1 (docs/perf-notes.md, DWT); more subgroups in flight
+// / 0.280 ms with 2 / 1 (docs/history/dwt.md); more subgroups in flight
 // beat more loads per subgroup. The fixed-point 9/7 ran the same with 2 and
 // 1 (0.440 / 0.447 ms) and keeps 2.
 #if WAVELET == 971
@@ -305,7 +305,7 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
 // forward 12% faster (session 21); the float 9/7's first version needed
 // 72 registers and did not gain, the current one compiles to the window's
 // 64 and, with odd strip rows walking up, made that forward 9% faster
-// (docs/perf-notes.md, session 23). 0 is kept for experiments.
+// (docs/history/dwt.md, session 23). 0 is kept for experiments.
 #ifndef LEAN_STREAM
 #define LEAN_STREAM 1
 #endif
@@ -320,7 +320,7 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
 // Walking in alternate directions, two strips that share rows both read
 // them at their start or both at their end, a few steps apart. On an H100
 // the 5/3 forward's level 0 got 5% faster, the fixed-point 9/7 forward 4%
-// (docs/perf-notes.md, session 23).
+// (docs/history/dwt.md, session 23).
 #ifndef STREAM_ALTERNATE
 #define STREAM_ALTERNATE 1
 #endif
@@ -328,7 +328,7 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
 // which it never lifts: on an H100 the 5/3 forward's level 0 got 2% faster
 // (one row in 22 fewer, and the strip below reads that row anyway), the
 // fixed-point 9/7's 4% slower with the load made conditional
-// (docs/perf-notes.md, session 22).
+// (docs/history/dwt.md, session 22).
 #ifndef LEAN_SKIP_LAST_ODD
 #if WAVELET == 971
 #define LEAN_SKIP_LAST_ODD 0
@@ -342,7 +342,7 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
 // a large level): the same coefficients as the window below, with the state
 // the lifting needs in named registers and the addresses advanced per step,
 // so a step has no mirroring, no scalar fallback and no window rotation
-// (docs/dwt.md; docs/perf-notes.md, DWT, session 21).
+// (docs/dwt.md; docs/history/dwt.md, session 21).
 //
 // Pair step k has strip pair rows k - 1 (e, o: raw) and k (ne, no: raw,
 // loaded one step ahead) and lifts step s on row 2k - 1 - s (t[s]): step 0

@@ -15,7 +15,7 @@
 // neighbours; a block-code too long for the buffer (long codewords) is
 // packed straight into the output instead. The buffer is small because
 // shared memory per workgroup bounds how many workgroups an SM holds, which
-// bounds this encoder's speed (docs/perf-notes.md, VLE).
+// bounds this encoder's speed (docs/history/vle.md).
 // Works for any subgroup size: only common/scan.glsl uses subgroup operations,
 // and it does not assume a size.
 
@@ -90,7 +90,7 @@ void vle_flag(uint bits) {
 // bounded by VLE_SPIN_LIMIT polls of their own (GPUs; the host sets 0). A
 // specialization constant, so that a GPU's pipeline carries none of the
 // budget's bookkeeping, which cost 13-16% of the encoder's speed on an H100
-// (docs/perf-notes.md, VLE, session 20).
+// (docs/history/vle.md, session 20).
 layout(constant_id = 0) const uint VLE_LOOP_BUDGET = 1u;
 
 // Spends one wait iteration; false when the budget is gone.
@@ -432,7 +432,7 @@ void main() {
             // Two codewords per accumulator step: with no codeword longer
             // than 16 bits a pair is at most 32 bits, so one shift-in and at
             // most one emit per pair, half the dependent steps (+4-9% on an
-            // H200, docs/perf-notes.md). Same bits in the same order.
+            // H200, docs/history/vle.md). Same bits in the same order.
             // (The pair's code does not fit an entry's 24 code bits, so the
             // step is written out rather than through VLE_PACK_ONE.)
             [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i += 2u) {

@@ -183,7 +183,7 @@ fn rate_control_hits_the_bpp_target_within_half_a_percent() {
     }
 }
 
-/// Documented lossy quality (docs/benchmarks.md): on the demo crop the
+/// Documented lossy quality (docs/perf/codec.md): on the demo crop the
 /// PSNR rises with the rate and exceeds these floors.
 #[test]
 fn lossy_psnr_rises_with_rate_and_meets_documented_floors() {

@@ -8,9 +8,10 @@
 //   nvcc -O3 -arch=sm_90 -lineinfo -o dwt_twin dwt53_fwd_strip_twin.cu
 //   ./dwt_twin [side=8192] [output pair rows per strip=9] [repeats=10]
 // Strips inside the image take the lean stream of the shader's
-// stream_inside (session 21), odd strip rows walking up as the shader's do
-// (session 23; -DNO_ALT walks every strip down); -DNO_LEAN builds the
-// window-only kernel of session 20. MINB (-DMINB=N) sets __launch_bounds__' minimum blocks per SM. The level is
+// stream_inside, odd strip rows walking up as the shader's do (-DNO_ALT
+// walks every strip down); -DNO_LEAN builds the window-only kernel the
+// shader had before the lean stream (docs/history/dwt.md). MINB (-DMINB=N)
+// sets __launch_bounds__' minimum blocks per SM. The level is
 // timed next to a 16-byte grid-stride copy of the same bytes.
 #include <cstdio>
 #include <cstdlib>
@@ -75,7 +76,7 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
 #ifdef NO_ALT
             const bool up = false;
 #else
-            // As the shader (session 23): odd strip rows walk up, from the
+            // As the shader: odd strip rows walk up, from the
             // last row they load, with every index moving the other way.
             const bool up = (by & 1) == 1;
 #endif
@@ -114,7 +115,7 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
                 if (k + 1 < steps) {
                     a4 += 2 * a4_odd;
                     q = a4[0]; ne[0] = q.x; ne[1] = q.y; ne[2] = q.z; ne[3] = q.w;
-                    // As the shader (session 22): the last odd row is never lifted.
+                    // As the shader: the last odd row is never lifted.
                     if (k + 2 < steps) {
                         q = a4[a4_odd]; no[0] = q.x; no[1] = q.y; no[2] = q.z; no[3] = q.w;
                     }
@@ -177,7 +178,7 @@ __global__ void __launch_bounds__(64, MINB) fwd53(const int* __restrict__ a, int
             if (k + 1 < steps) {
                 int ya = y0 + 2 * k + 2;
                 LOAD_ROW(0, ya);
-                // As the shader (session 22): the last odd row is not loaded.
+                // As the shader: the last odd row is not loaded.
                 if (k + 2 < steps) LOAD_ROW(1, ya + 1);
             }
 #pragma unroll

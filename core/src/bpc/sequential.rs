@@ -118,7 +118,8 @@ const SPARSE_LANES: u32 = 2;
 
 /// Phases with at least this many coding lanes look their probabilities up
 /// for all 32 lanes at once ([`CountPlanes::probabilities`]), sparser ones
-/// lane by lane (session 6: always branch-free measured the same).
+/// lane by lane (always branch-free measured the same: docs/history/codec.md,
+/// lossless speed round 3).
 const DENSE_LANES: u32 = 8;
 
 /// The magnitudes of the coefficients the lanes visit in step `(y, x)`,
@@ -141,8 +142,8 @@ fn lane_magnitudes(row: &[i32], x: usize) -> [u32; LANES] {
 
 /// Bit `t` set when bit `j` of `mags[t]` is set: a phase's symbols as one
 /// mask. Branch-free over the 32 lanes; LLVM keeps it scalar (a shift, mask
-/// and OR per lane: about 11% of the lossless encode in session 6's
-/// profile), which is why the encoders that can afford the memory read
+/// and OR per lane: about 11% of the lossless encode when profiled,
+/// docs/history/codec.md, lossless speed round 3), which is why the encoders that can afford the memory read
 /// [`BitPlanes`] instead.
 #[inline(always)]
 fn bitplane_mask(mags: &[u32; LANES], j: u8) -> u32 {

@@ -1,5 +1,5 @@
 //! 3-D (volumetric) transforms with a level count per axis (JPEG 2000
-//! Part 10 style, seed 004).
+//! Part 10 style).
 //!
 //! At level `i` (0 = finest) an axis is transformed when `i` is below its
 //! level count, so `levels = [lx, ly, lz]` gives `max(lx, ly, lz)` levels; the

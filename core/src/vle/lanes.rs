@@ -1,7 +1,10 @@
 //! The lane-parallel form of [`super::encode`]: what `shaders/vle_encode.comp`
 //! computes, step for step, with sequential loops in place of invocations.
 //!
-//! Following GVLE (seed 002 §3.2-3.3), adapted to any subgroup size:
+//! # The block loop
+//!
+//! Following GVLE's encoder (its §3.2-3.3; docs/vle.md), adapted to any
+//! subgroup size:
 //!
 //! * a workgroup of [`WORKGROUP_SIZE`] invocations encodes one block-input of
 //!   [`BLOCK_SYMBOLS`] symbols at a time, taking block indices from an atomic
@@ -28,11 +31,15 @@
 //!   inside one) and its last (when it ends inside one) are ORed in. The
 //!   staging buffer is small on purpose: shared memory per workgroup decides
 //!   how many workgroups an SM holds, and that decides the encoder's speed
-//!   (docs/perf-notes.md, VLE).
+//!   (docs/history/vle.md).
+//!
+//! # Packing
 //!
 //! An invocation packs with a 64-bit accumulator whose low `n` bits are
 //! pending (`n < 32` between codewords): each codeword is shifted in, and
 //! once 32 or more bits are pending the oldest 32 are emitted.
+//!
+//! # Word order
 //!
 //! Output words hold stream bits MSB-first (bit 31 of word 0 is the first
 //! bit): `word.to_be_bytes()` gives the byte stream of [`super::encode`].

@@ -1,6 +1,9 @@
-//! The GVLE inter-block scan (seed 002, §3.4) as a step-by-step model of
-//! what each GPU workgroup does, so that its correctness and freedom from
-//! deadlock can be tested under any interleaving of the atomic operations.
+//! The GVLE inter-block scan (GVLE §3.4; docs/vle.md) as a step-by-step
+//! model of what each GPU workgroup does, so that its correctness and
+//! freedom from deadlock can be tested under any interleaving of the atomic
+//! operations.
+//!
+//! # Steps
 //!
 //! Blocks (4096-symbol block-inputs) are grouped in segments of
 //! [`SEGMENT_BLOCKS`]. Block `j` of segment `i` with bit length `len`:
@@ -15,6 +18,8 @@
 //!    continues; a published inclusive prefix ends it; segment 0 always ends it;
 //! 4. if its add completed its segment's last element, **publishes** the
 //!    segment's inclusive prefix (segments > 0).
+//!
+//! # Termination and memory layouts
 //!
 //! Blocks take their index from an atomic ticket, so when block `b` waits,
 //! every block before it has started and never waits on a later block: the
@@ -31,7 +36,7 @@
 /// invocation of the encoder's workgroup, which adds to every element of its
 /// segment from its own block on in one step) makes the look-back over
 /// earlier segments four times shorter, and was 15% faster on an H200
-/// (docs/perf-notes.md, VLE).
+/// (docs/history/vle.md).
 pub const SEGMENT_BLOCKS: usize = 128;
 
 /// 64-bit layout: bits of the sum; the add counter is the 8 bits above it.

@@ -1,5 +1,7 @@
 //! Canonical, length-limited Huffman coding of byte streams (VLE), in a form
-//! that encodes and decodes in parallel: the GVLE design of seed 002.
+//! that encodes and decodes in parallel: the GVLE design (docs/vle.md).
+//!
+//! # Stages
 //!
 //! The pipeline, one module per stage:
 //!
@@ -12,9 +14,13 @@
 //! | decoding | [`decode`] | [`DecodeTable`] (multi-bit lookup) and [`decode_chunk`], chunk by chunk |
 //! | GPU model | [`lanes`], [`lookback`] | the lane-parallel form the shaders run: per-invocation codeword assembly and block scans; the GVLE inter-block scan with decoupled look-back |
 //!
+//! # Chunks
+//!
 //! Chunks are concatenated without padding: chunk `c` holds symbols
 //! `c * chunk_symbols ..` and starts at bit `index[c]` of the stream. Each
 //! chunk decodes on its own, which is what makes decoding parallel.
+//!
+//! # Example
 //!
 //! ```
 //! use wavelane_core::vle::{self, CodeTable, DecodeTable};

@@ -4,7 +4,7 @@
 //! every plane across the bus, so small jobs are faster on the CPU, and how
 //! small depends on how many CPU threads there are.
 //!
-//! The crossovers below are measured (docs/perf-notes.md, "Where `auto`
+//! The crossovers below are measured (docs/perf/codec.md, "Where `auto`
 //! takes the GPU"): whole command lines on 768² to 6144² RGB images and a
 //! 113 MB VLE input, the process pinned to 2, 4 and 16 cores of an H200
 //! host. Between the measured thread counts the crossover is interpolated

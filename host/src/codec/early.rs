@@ -21,7 +21,7 @@
 //!
 //! Dropped bitplanes are never coded, so they cost no time; the price is
 //! that a misprediction loses a little quality (measured in
-//! docs/benchmarks.md) and that the kept bitplanes are coded with the
+//! docs/history/codec.md) and that the kept bitplanes are coded with the
 //! probability rows of lower bitplane numbers.
 
 use rayon::prelude::*;

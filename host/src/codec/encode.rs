@@ -50,7 +50,7 @@ pub enum TableChoice {
     /// for `--bpp` and `--psnr` targets (without early termination) fitted to
     /// the symbols of the passes a first allocation keeps, and kept when rate
     /// control predicts a better file (a fit on every symbol did not pay
-    /// there: docs/benchmarks.md).
+    /// there: docs/history/codec.md).
     #[default]
     Default,
     /// The built-in natural-image preset of the wavelet's path, rows moved to
@@ -77,7 +77,7 @@ pub const LOSSLESS_CODEBLOCK_HEIGHT: u16 = 64;
 /// that a file codes in part pays for its 32 lanes' unfinished codewords
 /// where rate control cuts it (about a byte per lane), so fewer, taller
 /// blocks waste less of a small budget: +0.2 dB at 1 bpp over 64 rows
-/// (docs/benchmarks.md, 2026-11-24).
+/// (docs/history/codec.md, 2026-11-24).
 pub const LOSSY_CODEBLOCK_HEIGHT: u16 = 256;
 
 /// Encoder settings; `None` fields take the documented defaults.
@@ -90,7 +90,7 @@ pub struct EncodeOptions {
     /// Decomposition levels (default `min(5, max for the size)`).
     pub levels: Option<u8>,
     /// BPC-PaCo passes per bitplane, 2 or 3 (default 3: 0.3 dB and 1% of
-    /// lossless size better than 2 on photographs, docs/benchmarks.md).
+    /// lossless size better than 2 on photographs, docs/history/codec.md).
     pub passes: u8,
     /// Quality layers, 1..=32.
     pub layers: u8,
@@ -389,7 +389,7 @@ struct Front {
 /// the index array. An owned image gives its first plane's allocation,
 /// shifted in place and grown by the others, instead of a fresh copy of
 /// every plane: the fresh pages of that copy were a third of a small
-/// image's page faults (docs/benchmarks.md, session 7).
+/// image's page faults (docs/history/codec.md, session 7).
 fn shifted_samples(image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
     let (len, comps) = (image.width * image.height, image.components());
     let (depth, signed, fraction) = (header.bit_depth, header.signed, header.fraction_bits);
@@ -566,7 +566,7 @@ fn encode_image(
     let mut header = header;
     // Rate control that truncates may cut a block after any codeword; a
     // lossless single-layer file keeps every pass, so its allocation needs
-    // no distortion (docs/benchmarks.md, session 5: -3% CPU).
+    // no distortion (docs/history/codec.md, session 5: -3% CPU).
     let needs = if real.is_some() {
         entropy::Records::Cuts
     } else if options.target == RateTarget::Lossless && header.layers == 1 {
@@ -600,7 +600,7 @@ fn encode_image(
     if fit_lossy {
         // Fit the preset to the symbols the file will code (the passes the
         // allocation keeps), recode, and keep the result if rate control
-        // predicts a better file with it (docs/benchmarks.md, 2026-11-24).
+        // predicts a better file with it (docs/history/codec.md, 2026-11-24).
         let first = first_allocation(&header, &coded, &points, options.target)?;
         if let Some(tables) = truncation_fit(&header, &batch, &coded.records, &first, options)? {
             let fitted = Header {

@@ -1,7 +1,7 @@
 //! Rate-distortion points of the coded blocks (pass ends, or every codeword
 //! where rate control may cut), the first allocation of a lossy target, and
 //! the table fit to the symbols that allocation keeps (the lossy
-//! truncation-aware fit: docs/benchmarks.md, 2026-11-24).
+//! truncation-aware fit: docs/history/codec.md, 2026-11-24).
 
 use super::codeblocks::BlockGeometry;
 use super::distortion;

@@ -86,7 +86,7 @@ pub fn row_offset(bit_depth: u8, wavelet: Wavelet, base_step: f64) -> i8 {
 /// on to fit its preset, for an image of `samples` samples (width x height
 /// x components): all up to 2^16 samples, where a fraction of the blocks is
 /// too few to speak for the rest and the extra pass is short; one in 2 up
-/// to 2^21; one in 4 above (docs/benchmarks.md has the sizes and times: on
+/// to 2^21; one in 4 above (docs/history/codec.md has the sizes and times: on
 /// a 384x384 gray image one in 2 costs 0.12% of the file and halves the
 /// counting, about 5% of the encode's wall time).
 pub fn lossless_fit_sample(samples: usize) -> usize {

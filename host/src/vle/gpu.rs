@@ -22,7 +22,7 @@ use crate::shaders;
 
 /// Persistent encode workgroups at most: 8 workgroups of 128 per SM of an
 /// H100/H200 (132 SMs), a little more than an SM holds (7, by registers).
-/// On an H200 (docs/perf-notes.md, VLE) 1056, 2112 and 4224 ran at the
+/// On an H200 (docs/history/vle.md) 1056, 2112 and 4224 ran at the
 /// same speed, 528 at 70% of it. (The erratic runs of earlier sessions were
 /// the GPU clock idling between timed submissions.)
 pub const MAX_ENCODE_WORKGROUPS: u32 = 1056;

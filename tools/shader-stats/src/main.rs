@@ -3,7 +3,8 @@
 //! `vkGetPipelineExecutableStatisticsKHR` reports (NVIDIA: register count,
 //! shared memory size, binary size). Registers and shared memory per
 //! workgroup decide how many workgroups an SM holds, which decided the
-//! speed of the BPC-PaCo and VLE shaders (docs/perf-notes.md).
+//! speed of the BPC-PaCo and VLE shaders (docs/history/bpc-paco.md,
+//! docs/history/vle.md).
 //!
 //! The pipeline layout is generic: set 0 with 12 storage-buffer bindings
 //! and 128 bytes of push constants, a superset of what wavelane's shaders

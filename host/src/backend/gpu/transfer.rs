@@ -5,7 +5,7 @@
 //! buffer of its full size, fill it element by element, and (downloads) copy
 //! it into a fresh `Vec`: on the H200 machine a 128 MB VLE input took ~300
 //! ms to upload and a 64 MB stream ~70 ms to download, against 0.5 ms of
-//! kernels (docs/perf-notes.md, VLE, "End to end"). Now two staging chunks of
+//! kernels (docs/history/vle.md, "End to end"). Now two staging chunks of
 //! [`STAGING_CHUNK`] bytes per direction are kept by the [`Gpu`] and reused:
 //! the host fills (or drains) one with a `memcpy` while the device copies the
 //! other, so a transfer costs about one `memcpy` of its bytes and its
