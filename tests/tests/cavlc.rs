@@ -235,7 +235,7 @@ fn cavlc_frame_units_equal_plain_block_encoding() {
 fn cavlc_code_table_buffer_layout() {
     let words = code_table_words();
     assert_eq!(words.len(), CODE_TABLE_WORDS);
-    // Spot checks at the offsets shaders/common/cavlc.glsl uses.
+    // Spot checks at the offsets shaders/cavlc/cavlc.glsl uses.
     let code = |w: u32| (w >> 16, w & 0xffff);
     assert_eq!(code(words[0]), (1, 1)); // T_CT_NC0: TotalCoeff 0
     assert_eq!(code(words[68]), (2, 3)); // T_CT_NC2: "11"

@@ -1,4 +1,4 @@
-//! The lane-parallel form of [`super::encode`]: what `shaders/vle_encode.comp`
+//! The lane-parallel form of [`super::encode`]: what `shaders/vle/encode.glsl`
 //! computes, step for step, with sequential loops in place of invocations.
 //!
 //! Following GVLE (seed 002 §3.2-3.3), adapted to any subgroup size:

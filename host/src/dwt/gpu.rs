@@ -1,6 +1,6 @@
-//! The GPU driver of the DWT: one dispatch of `shaders/dwt*_{fwd,inv}.comp`
-//! per level (plus one Z-pass dispatch per level that transforms Z), all
-//! recorded into one command buffer by [`Gpu::run`].
+//! The GPU driver of the DWT: one dispatch of a `dwt*_{fwd,inv}` shader
+//! (`shaders/dwt/block.glsl`) per level (plus one Z-pass dispatch per level
+//! that transforms Z), all recorded into one command buffer by [`Gpu::run`].
 //!
 //! Data flow of a forward transform (inverse mirrors it): level 0 reads the
 //! samples buffer; every level writes its detail subbands straight to their
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use vulkano::buffer::{BufferContents, Subbuffer};
 use wavelane_core::dwt::block::{BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS};
 
-/// Pair rows per block of the z-axis shaders (`shaders/common/dwt_z.glsl`).
+/// Pair rows per block of the z-axis shaders (`shaders/dwt/z.glsl`).
 const Z_PAIR_ROWS: usize = 16;
 use wavelane_core::dwt::volume::{axes_at, check_levels, region_at, total_levels, VolumeLayout};
 use wavelane_core::dwt::DwtError;

@@ -77,7 +77,7 @@ pub fn code_picture(src: &Picture, opts: &EncodeOptions) -> CodedPicture {
 
 /// CAVLC of every unit of every macroblock, in parallel over macroblocks:
 /// [`UNITS_PER_MB`] slots per macroblock in bitstream order (the header slot
-/// copied from `headers`). This is what `shaders/cavlc_encode.comp` computes.
+/// copied from `headers`). This is what `shaders/cavlc/cavlc_encode.comp` computes.
 pub fn unit_slots(
     frame: &FrameResidual<'_>,
     headers: &[WordSlot],
