@@ -256,11 +256,10 @@ void main() {
 // rows 2k - NSTEPS and 2k - NSTEPS + 1 (indices 1 and 2) are final.
 #define WIN (NSTEPS + 3)
 // Pair rows loaded ahead of the one being lifted. Deeper load-ahead costs
-// registers, hence resident subgroups: on an H200 the 5/3 forward at 8192²
-// ran 0.372 / 0.291 / 0.272 ms with 4 / 2 / 1, the float 9/7 forward 0.324
-// / 0.280 ms with 2 / 1 (docs/perf-notes.md, DWT); more subgroups in flight
-// beat more loads per subgroup. The fixed-point 9/7 ran the same with 2 and
-// 1 (0.440 / 0.447 ms) and keeps 2.
+// registers, hence resident subgroups: on an H200 the 5/3 and float 9/7
+// forwards ran fastest loading 1 pair row ahead (docs/perf-notes.md, DWT);
+// more subgroups in flight beat more loads per subgroup. The fixed-point
+// 9/7 ran the same with 2 and 1 and keeps 2.
 #if WAVELET == 971
 #define AHEAD 2
 #else
@@ -299,42 +298,25 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
     }
 }
 
-// Whether strips inside the image take stream_inside (1) or the window
-// like the others (0); both give the same coefficients. On an H100 the
-// lean stream made the 5/3 forward 2.5-3.5% and the fixed-point 9/7
-// forward 12% faster (session 21); the float 9/7's first version needed
-// 72 registers and did not gain, the current one compiles to the window's
-// 64 and, with odd strip rows walking up, made that forward 9% faster
-// (docs/perf-notes.md, session 23). 0 is kept for experiments.
-#ifndef LEAN_STREAM
-#define LEAN_STREAM 1
-#endif
-
-#if LEAN_STREAM
-// Whether inside strips of odd strip rows walk up (1) instead of down (0).
-// Vertically adjacent strips share their halo rows, and strips of
+// Strips inside the image take stream_inside, the rest the window below;
+// both give the same coefficients, the lean stream faster on every wavelet
+// (docs/perf-notes.md, DWT). Inside strips of odd strip rows walk up:
+// vertically adjacent strips share their halo rows, and strips of
 // neighbouring strip rows run side by side (they are numbered row by row).
-// Both walking down, the lower strip reads the shared rows first and the
-// upper one a whole strip later, by when the L2 has dropped most of them
-// (the CUDA twin counted 14% of level 0's image read twice from DRAM).
-// Walking in alternate directions, two strips that share rows both read
-// them at their start or both at their end, a few steps apart. On an H100
-// the 5/3 forward's level 0 got 5% faster, the fixed-point 9/7 forward 4%
-// (docs/perf-notes.md, session 23).
-#ifndef STREAM_ALTERNATE
-#define STREAM_ALTERNATE 1
-#endif
+// Both walking down, the lower strip would read the shared rows first and
+// the upper one a whole strip later, by when the L2 has dropped most of
+// them; walking in alternate directions, two strips that share rows both
+// read them at their start or both at their end, a few steps apart.
+//
 // Whether the lean stream leaves out the load of the strip's last odd row,
-// which it never lifts: on an H100 the 5/3 forward's level 0 got 2% faster
-// (one row in 22 fewer, and the strip below reads that row anyway), the
-// fixed-point 9/7's 4% slower with the load made conditional
-// (docs/perf-notes.md, session 22).
-#ifndef LEAN_SKIP_LAST_ODD
+// which it never lifts: one row in 22 fewer for the 5/3 and the float 9/7
+// (the strip below reads that row anyway); the fixed-point 9/7 ran slower
+// with the load made conditional, so it keeps the load (docs/perf-notes.md,
+// DWT).
 #if WAVELET == 971
 #define LEAN_SKIP_LAST_ODD 0
 #else
 #define LEAN_SKIP_LAST_ODD 1
-#endif
 #endif
 
 // The forward stream of a strip whose rows and columns all lie inside the
@@ -342,7 +324,7 @@ void load_row(int slot, int yi, uint z, uint cx[4], bool vec) {
 // a large level): the same coefficients as the window below, with the state
 // the lifting needs in named registers and the addresses advanced per step,
 // so a step has no mirroring, no scalar fallback and no window rotation
-// (docs/dwt.md; docs/perf-notes.md, DWT, session 21).
+// (docs/dwt.md; docs/perf-notes.md, DWT).
 //
 // Pair step k has strip pair rows k - 1 (e, o: raw) and k (ne, no: raw,
 // loaded one step ahead) and lifts step s on row 2k - 1 - s (t[s]): step 0
@@ -449,7 +431,6 @@ bool strip_inside(int strip_x0, int y0, uint steps) {
     return strip_x0 >= 0 && strip_x0 + int(4u * gl_SubgroupSize) <= int(p.width) && y0 >= 0
         && uint(y0) + 2u * steps <= p.height;
 }
-#endif
 
 void main() {
     uint sg_size = gl_SubgroupSize;
@@ -473,11 +454,9 @@ void main() {
     uint nbx = ((w + 1u) / 2u + out_px - 1u) / out_px;
     uint nby = (pairs_y + out_py - 1u) / out_py;
     uint total = nbx * nby * p.slices;
-#if LEAN_STREAM
     // 2-D levels with vector access: their strips inside the image take the
     // lean stream.
     bool lean = do_y && vec_rows && vec_cols;
-#endif
     for (uint b = first_block(); b < total; b += block_stride()) {
         uvec3 at = block_at(b, nbx, nby);
         uint z = at.z;
@@ -491,7 +470,6 @@ void main() {
         // output row inside the image (the bottom halo is loaded, never
         // finished: its lifting would need rows beyond the strip).
         uint steps = min(out_py, pairs_y - out_y0) + 2u * HALO;
-#if LEAN_STREAM
         // A strip inside the image takes the lean stream; decided before the
         // window's per-column state below exists. Odd strip rows walk up.
         if (lean && strip_inside(strip_x0, y0, steps)) {
@@ -502,10 +480,9 @@ void main() {
                           z * p.c_slice + out_y0 * p.c_stride,
                           uint(x0) >> 1, ((w + 1u) >> 1) + (uint(x0) >> 1), ll_sep,
                           pair >= HALO_X && pair < pairs_x - HALO_X,
-                          STREAM_ALTERNATE != 0 && (at.y & 1u) == 1u);
+                          (at.y & 1u) == 1u);
             continue;
         }
-#endif
         uint cx[4];
         uint col[4];
         bool low_x[4];

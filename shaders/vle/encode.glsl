@@ -1,4 +1,4 @@
-// GVLE encoder body (seed 002 §3), included by vle_encode (inter-block
+// GVLE encoder body (docs/vle.md), included by vle_encode (inter-block
 // scan over 64-bit atomics, VLE_SCAN_64 defined), vle_encode_pairs (the
 // same, packing two codewords per step: only for codes of at most 16 bits)
 // and vle_encode32 (the 32-bit fallback). Mirrors
@@ -89,8 +89,8 @@ void vle_flag(uint bits) {
 // loops llvmpipe cuts as above; the host sets 1) or each block's waits are
 // bounded by VLE_SPIN_LIMIT polls of their own (GPUs; the host sets 0). A
 // specialization constant, so that a GPU's pipeline carries none of the
-// budget's bookkeeping, which cost 13-16% of the encoder's speed on an H100
-// (docs/perf-notes.md, VLE, session 20).
+// budget's bookkeeping, which costs a GPU a large part of the encoder's
+// speed (docs/perf-notes.md, VLE).
 layout(constant_id = 0) const uint VLE_LOOP_BUDGET = 1u;
 
 // Spends one wait iteration; false when the budget is gone.
@@ -431,8 +431,8 @@ void main() {
 #ifdef VLE_PAIRS
             // Two codewords per accumulator step: with no codeword longer
             // than 16 bits a pair is at most 32 bits, so one shift-in and at
-            // most one emit per pair, half the dependent steps (+4-9% on an
-            // H200, docs/perf-notes.md). Same bits in the same order.
+            // most one emit per pair, half the dependent steps (faster on
+            // GPUs, docs/perf-notes.md, VLE). Same bits in the same order.
             // (The pair's code does not fit an entry's 24 code bits, so the
             // step is written out rather than through VLE_PACK_ONE.)
             [[unroll]] for (uint i = 0u; i < VLE_THREAD_SYMBOLS; i += 2u) {

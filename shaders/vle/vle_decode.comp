@@ -9,9 +9,9 @@
 // subgroup (the reading that fits the measurements). Every PREFETCH_PERIOD
 // output words (a point all invocations of a subgroup reach together) each
 // touches the next PREFETCH_SECTORS sectors ahead of its position, so that
-// a subgroup's misses come together (docs/perf-notes.md, VLE decoder: +29-34%
-// on compressible data on an H200, random bytes unchanged within 2%). The
-// output leaves as 16-byte vectors, four words of symbols at a time (-10%).
+// a subgroup's misses come together (faster on compressible data, no slower
+// on random bytes: docs/perf-notes.md, VLE decoder). The output leaves as
+// 16-byte vectors, four words of symbols at a time (faster than word stores).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "vle/vle.glsl"
