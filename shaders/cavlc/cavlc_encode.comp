@@ -1,10 +1,11 @@
 #version 450
 // CAVLC of every unit of a picture: one invocation per unit (macroblock
 // header or residual block), 28 per macroblock, 4 macroblocks per
-// workgroup. Mirrors wavelane::h264::encode::unit_slots (core
-// FrameResidual::encode_unit): each invocation writes its bit string into
-// its 16-word slot and its length into lens[], which the scan then turns
-// into offsets for cavlc_pack.comp.
+// workgroup. Mirrors wavelane_core::cavlc::frame::FrameResidual::
+// macroblock_slots (slot u of a macroblock is unit u: the header copied
+// from headers[], then FrameResidual::encode_unit): each invocation writes
+// its bit string into its 16-word slot and its length into lens[], which
+// the scan then turns into offsets for cavlc_pack.comp.
 //
 // nC needs the TotalCoeff of the left and upper blocks. Each invocation
 // counts its own block into shared memory; neighbours inside the same
