@@ -1,7 +1,8 @@
 // BPC-PaCo encoder: one workgroup (a team of 32 lanes) per codeblock, the
 // GLSL twin of wavelane_core::bpc::encode_lanes (core lanes_encode.rs).
 // Body of bpc_encode and bpc_encode64 (either mode);
-// bpc_encode64_2pass has its own, bpc/encode_planes.glsl.
+// bpc_encode64_2pass has its own, bpc/encode_planes.glsl. Both share
+// main(), bpc/encode_main.glsl, through the bpc_body_* hooks at the end.
 //
 // Maps: significance (and pending in 3 passes) in the row window, written
 // back per row; the sign map loaded once per codeblock and never stored
@@ -122,8 +123,8 @@ void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
 // are those significant before bitplane j, |v| >> (j + 1) != 0 (see the
 // state maps in bpc/bpc.glsl; absent coefficients have |v| = 0). Every
 // lane takes part in the phase; a step that refines nothing costs a ballot,
-// not a shared-memory row. (This replaced a refinement map loaded and
-// stored per row: 9-12% faster encoding on an H200, docs/perf-notes.md.)
+// not a shared-memory row. (Faster than a refinement map loaded and
+// stored per row, docs/perf-notes.md, BPC-PaCo.)
 void refinement_step(uint x, uint j, uint lane) {
     uint mag = mag_c[x];
     bool mine = (mag >> (j + 1u)) != 0u;
@@ -150,64 +151,36 @@ void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
     }
 }
 
-void main() {
-    uint lane = bpc_lane();
-    bool three = BPC_THREE_PASS(params.three_pass);
-    bpc_team_init();
-    // Codeblocks beyond the grid size loop; the condition is per workgroup.
-    // They are taken in the order of bpc_order.comp (heaviest first).
-    for (uint i = gl_WorkGroupID.x; i < params.block_count; i += gl_NumWorkGroups.x) {
-        uint b = i < uint(order.length()) ? order[i] : params.block_count;
-        if (b >= params.block_count) {
-            continue;
-        }
-        uvec4 d = blocks[b];
-        uint top = tops[b];
-        if (!bpc_descriptor_ok(d) || top > BPC_MAX_BITPLANE
-            || !bpc_region_ok(d, uint(coefficients.length()))) {
-            // Empty, or refused by bpc_measure.comp (which set the status;
-            // it refuses a region outside the buffer too, checked again
-            // here because every coefficient load below relies on it).
-            if (lane == 0u) {
-                counts[b] = 0u;
-            }
-            continue;
-        }
-        base = d.x;
-        stride = d.y;
-        width = bpc_width(d);
-        uint height = bpc_height(d);
-        uint group = bpc_group(d);
-        cap = caps[b];
-        scratch_base = scratch_offsets[b];
-        ac_low = 0u;
-        ac_size = 0u;
-        ac_slot = NO_SLOT;
-        ac_next = 0u;
+// The hooks of the shared main (bpc/encode_main.glsl).
+void bpc_body_init(uint lane) {}
 
-        barrier(); // the previous codeblock is done with the state maps
-        for (uint i = lane; i < 2u * height; i += BPC_LANES) {
-            bpc_sig[i] = 0u;
+void bpc_body_start(uint width) {}
+
+void bpc_body_capacity(uint block_cap) {
+    cap = block_cap;
+}
+
+void bpc_body_clear(uint height, bool three, uint lane) {
+    barrier(); // the previous codeblock is done with the state maps
+    for (uint i = lane; i < 2u * height; i += BPC_LANES) {
+        bpc_sig[i] = 0u;
 #ifndef BPC_TWO_PASS
-            bpc_pending[i] = three ? bpc_present(width, i & 1u) : 0u;
+        bpc_pending[i] = three ? bpc_present(width, i & 1u) : 0u;
 #endif
-            bpc_negative[i] = 0u;
-        }
-        barrier();
-        for (uint y = 0u; y < height; y++) {
-            load_signs(y, 0u, lane);
-            load_signs(y, 1u, lane);
-        }
-        barrier();
+        bpc_negative[i] = 0u;
+    }
+    barrier();
+}
 
-        uint passes = bpc_pass_count(three, top);
-        for (uint i = 0u; i < passes; i++) {
-            uint pass = bpc_pass(three, top, i);
-            uint j = pass >> 8;
-            bpc_load_plane(group, j, lane);
-            code_pass(pass & 0xFFu, j, three, height, lane);
-        }
-        emit(ac_slot, ac_low);
-        bpc_encode_finish(b, lane);
+void bpc_body_code(uint group, uint top, bool three, uint height, uint lane) {
+    barrier(); // publishes the sign map
+    uint passes = bpc_pass_count(three, top);
+    for (uint i = 0u; i < passes; i++) {
+        uint pass = bpc_pass(three, top, i);
+        uint j = pass >> 8;
+        bpc_load_plane(group, j, lane);
+        code_pass(pass & 0xFFu, j, three, height, lane);
     }
 }
+
+#include "bpc/encode_main.glsl"

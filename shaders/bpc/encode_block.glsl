@@ -2,9 +2,8 @@
 // bpc/encode_planes.glsl) do the same way around the coding of one
 // codeblock: the lane's coder state, the codeblock's region, loading the
 // sign map, and writing the count (or the overflow status) at the end.
-// Included after bpc_encode_bindings.glsl and bpc.glsl. (Taking a
-// codeblock from the coding order stays in each body's main: as a function
-// with out parameters it doubled RADV's latency estimate of both.)
+// Included after bpc/encode_bindings.glsl and bpc/bpc.glsl; the shared
+// main() that uses these is bpc/encode_main.glsl.
 
 #define BPC_STATUS_OVERFLOW 3u
 

@@ -28,9 +28,9 @@
 // flag; a codeword is stored when its lane reserves the next one, the maps
 // have two zero rows below the codeblock so the row window needs no bound,
 // and start_bitplane loads without branches and (one subgroup) stores a
-// group's eight map words in one store. H200, 8192^2, 2-pass encode: -15%
-// against the map-based body (61 registers), then -15% again for those
-// last four changes (57 registers; docs/perf-notes.md).
+// group's eight map words in one store. Both the plane maps and the lean
+// step made the 2-pass encode faster and took registers off
+// (docs/perf-notes.md, BPC-PaCo).
 //
 // As in bpc/encode.glsl, main checks each codeblock's region against
 // the coefficient buffer once (bpc_region_ok) and the loads carry no bound.
@@ -286,69 +286,43 @@ void code_bitplane(uint height, uint lane) {
     }
 }
 
-void main() {
-    uint lane = bpc_lane();
+// The hooks of the shared main (bpc/encode_main.glsl).
+void bpc_body_init(uint lane) {
     lanes_below = (1u << lane) - 1u;
-    bpc_team_init();
-    // Codeblocks beyond the grid size loop; the condition is per workgroup.
-    // They are taken in the order of bpc_order.comp (heaviest first).
-    for (uint i = gl_WorkGroupID.x; i < params.block_count; i += gl_NumWorkGroups.x) {
-        uint b = i < uint(order.length()) ? order[i] : params.block_count;
-        if (b >= params.block_count) {
-            continue;
-        }
-        uvec4 d = blocks[b];
-        uint top = tops[b];
-        if (!bpc_descriptor_ok(d) || top > BPC_MAX_BITPLANE
-            || !bpc_region_ok(d, uint(coefficients.length()))) {
-            // Empty, or refused by bpc_measure.comp (which set the status;
-            // it refuses a region outside the buffer too, checked again
-            // here because every coefficient load below relies on it).
-            if (lane == 0u) {
-                counts[b] = 0u;
-            }
-            continue;
-        }
-        base = d.x;
-        stride = d.y;
-        width = bpc_width(d);
-        present = uvec2(bpc_present(width, 0u), bpc_present(width, 1u));
-        uint height = bpc_height(d);
-        uint group = bpc_group(d);
-        uint cap = caps[b];
-        scratch_base = scratch_offsets[b];
-        uint scratch_len = uint(scratch.length());
-        emit_limit = scratch_base <= scratch_len ? min(cap, scratch_len - scratch_base) : 0u;
-        ac_low = 0u;
-        ac_size = 0u;
-        ac_slot = NO_SLOT;
-        ac_next = 0u;
+}
 
-        barrier(); // the previous codeblock is done with the maps
-        for (uint i = lane; i < 2u * height; i += BPC_LANES) {
-            bpc_negative[i] = 0u;
-        }
-        // Rows height and height + 1 of every map stay zero for this
-        // codeblock (see BPC_ROW).
-        if (lane < 4u) {
-            uint i = 2u * height + lane;
-            bpc_negative[i] = 0u;
-            bpc_above[i] = 0u;
-            bpc_bits[i] = 0u;
-        }
-        barrier();
-        for (uint y = 0u; y < height; y++) {
-            load_signs(y, 0u, lane);
-            load_signs(y, 1u, lane);
-        }
-        // start_bitplane's first barrier publishes the sign map.
+void bpc_body_start(uint width) {
+    present = uvec2(bpc_present(width, 0u), bpc_present(width, 1u));
+}
 
-        for (uint i = 0u; i <= top; i++) {
-            uint j = top - i;
-            start_bitplane(group, j, i == 0u, height, lane);
-            code_bitplane(height, lane);
-        }
-        emit(ac_slot, ac_low);
-        bpc_encode_finish(b, lane);
+void bpc_body_capacity(uint cap) {
+    uint scratch_len = uint(scratch.length());
+    emit_limit = scratch_base <= scratch_len ? min(cap, scratch_len - scratch_base) : 0u;
+}
+
+void bpc_body_clear(uint height, bool three, uint lane) {
+    barrier(); // the previous codeblock is done with the maps
+    for (uint i = lane; i < 2u * height; i += BPC_LANES) {
+        bpc_negative[i] = 0u;
+    }
+    // Rows height and height + 1 of every map stay zero for this
+    // codeblock (see BPC_ROW).
+    if (lane < 4u) {
+        uint i = 2u * height + lane;
+        bpc_negative[i] = 0u;
+        bpc_above[i] = 0u;
+        bpc_bits[i] = 0u;
+    }
+    barrier();
+}
+
+void bpc_body_code(uint group, uint top, bool three, uint height, uint lane) {
+    // start_bitplane's first barrier publishes the sign map.
+    for (uint i = 0u; i <= top; i++) {
+        uint j = top - i;
+        start_bitplane(group, j, i == 0u, height, lane);
+        code_bitplane(height, lane);
     }
 }
+
+#include "bpc/encode_main.glsl"
