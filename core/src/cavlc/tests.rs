@@ -1,4 +1,4 @@
-//! Golden vectors (seed 002 appendix B, cross-checked by decoding our
+//! Golden vectors (the CAVLCU paper's appendix B, cross-checked by decoding our
 //! streams with ffmpeg), round trips of random blocks of every kind and nC
 //! class, and hostile input for the decoder.
 
@@ -161,7 +161,7 @@ fn table_shapes_follow_the_standard() {
             .enumerate()
             .all(|(r, c)| (c.len > 0) == (r <= max)));
     }
-    // Longest codes: 16, 14, 10 and 8 bits (seed 002 appendix A).
+    // Longest codes: 16, 14, 10 and 8 bits (the CAVLCU paper's appendix A).
     let longest = |t: &[[Code; 4]]| t.iter().flatten().map(|c| c.len).max().unwrap();
     assert_eq!(longest(&COEFF_TOKEN_NC0), 16);
     assert_eq!(longest(&COEFF_TOKEN_NC2), 14);

@@ -1,7 +1,7 @@
 //! The lane-parallel form of [`super::encode`]: what `shaders/vle/encode.glsl`
 //! computes, step for step, with sequential loops in place of invocations.
 //!
-//! Following GVLE (seed 002 §3.2-3.3), adapted to any subgroup size:
+//! Following GVLE (docs/vle.md), adapted to any subgroup size:
 //!
 //! * a workgroup of [`WORKGROUP_SIZE`] invocations encodes one block-input of
 //!   [`BLOCK_SYMBOLS`] symbols at a time, taking block indices from an atomic
