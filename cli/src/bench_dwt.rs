@@ -54,7 +54,7 @@ pub struct DwtBenchArgs {
     json: bool,
     /// GPU forward only: output pair rows of every level's strips, 1..=64
     /// (a tuning knob, results do not depend on it; default: per level,
-    /// wavelane_core::dwt::block::BlockGeometry::forward_strip).
+    /// wavelane::dwt::gpu::forward_strip).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     strip_rows: Option<u16>,
 }

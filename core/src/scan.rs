@@ -3,7 +3,7 @@
 //! strings, Huffman chunks) can be packed into one buffer in parallel.
 //!
 //! [`exclusive_scan`] is the plain sequential form. [`exclusive_scan_lanes`]
-//! computes the same thing the way `shaders/scan.comp` does: the input is cut
+//! computes the same thing the way `shaders/scan/scan.comp` does: the input is cut
 //! into workgroups of `workgroup_size` invocations, each workgroup into
 //! subgroups of `subgroup_size` lanes; lanes combine with a subgroup scan,
 //! subgroups through their totals, workgroups through a scan of workgroup

@@ -9,7 +9,7 @@ use wavelane::h264::{Picture, Plane};
 use wavelane_core::bits::{BitReader, BitWriter};
 use wavelane_core::cavlc::frame::{
     FrameResidual, MbInfo, MbKind, COEFFS_PER_UNIT, RESIDUAL_UNITS_PER_MB, UNITS_PER_MB,
-    UNIT_CHROMA_AC, UNIT_LUMA, UNIT_LUMA_DC,
+    UNIT_CHROMA_AC, UNIT_HEADER, UNIT_LUMA, UNIT_LUMA_DC,
 };
 use wavelane_core::cavlc::nc::luma_block_index;
 use wavelane_core::cavlc::{decode_block, encode_block, BlockKind, WordSlot};
@@ -206,13 +206,23 @@ fn cavlc_frame_round_trips_through_the_decoder() {
 
 #[test]
 fn cavlc_frame_units_equal_plain_block_encoding() {
-    // encode_unit = encode_block with the derived nC, and the slots the CPU
-    // backend packs hold exactly those bits.
+    // encode_unit = encode_block with the derived nC; core's
+    // macroblock_slots (the model of shaders/cavlc/cavlc_encode.comp) holds
+    // the header then exactly those bits, and so do the slots the CPU
+    // backend packs.
     for_random_cases("cavlc units", 10, |rng| {
         let p = random_picture(rng, 4, 3);
         let f = p.residual();
         let slots = unit_slots(&f, &p.headers).unwrap();
         for mb in 0..12 {
+            let mut core_slots = [WordSlot::default(); UNITS_PER_MB];
+            f.macroblock_slots(mb, p.headers[mb], &mut core_slots)
+                .unwrap();
+            assert_eq!(
+                &slots[mb * UNITS_PER_MB..(mb + 1) * UNITS_PER_MB],
+                &core_slots[..],
+                "mb {mb}: host slots against core"
+            );
             for unit in 1..UNITS_PER_MB {
                 let mut expected = WordSlot::default();
                 if let Some(kind) = f.unit_kind(mb, unit) {
@@ -224,9 +234,9 @@ fn cavlc_frame_units_equal_plain_block_encoding() {
                     )
                     .unwrap();
                 }
-                assert_eq!(slots[mb * UNITS_PER_MB + unit], expected);
+                assert_eq!(core_slots[unit], expected, "mb {mb} unit {unit}");
             }
-            assert_eq!(slots[mb * UNITS_PER_MB], p.headers[mb]);
+            assert_eq!(core_slots[UNIT_HEADER], p.headers[mb]);
         }
     });
 }
@@ -235,7 +245,7 @@ fn cavlc_frame_units_equal_plain_block_encoding() {
 fn cavlc_code_table_buffer_layout() {
     let words = code_table_words();
     assert_eq!(words.len(), CODE_TABLE_WORDS);
-    // Spot checks at the offsets shaders/common/cavlc.glsl uses.
+    // Spot checks at the offsets shaders/cavlc/cavlc.glsl uses.
     let code = |w: u32| (w >> 16, w & 0xffff);
     assert_eq!(code(words[0]), (1, 1)); // T_CT_NC0: TotalCoeff 0
     assert_eq!(code(words[68]), (2, 3)); // T_CT_NC2: "11"

@@ -5,11 +5,11 @@
 
 use rand::Rng;
 use wavelane::backend::Backend;
-use wavelane::dwt::gpu::GpuDwt;
+use wavelane::dwt::gpu::{forward_strip, strip_rows, GpuDwt, STRIP_FILL};
 use wavelane::dwt::{self, HostWavelet};
-use wavelane_core::dwt::block::STRIP_MAX_OUT_PAIR_ROWS;
+use wavelane_core::dwt::block::{BlockGeometry, STRIP_MAX_OUT_PAIR_ROWS};
 use wavelane_core::dwt::volume::{self, VolumeLayout};
-use wavelane_core::dwt::{max_levels, Cdf53, Cdf97, Fixed97, ImageLayout};
+use wavelane_core::dwt::{max_levels, Cdf53, Cdf97, Fixed97, ImageLayout, Wavelet};
 use wavelane_tests::{assert_same, for_random_cases, gpu, TestRng};
 
 /// Random samples of a random bit depth, level shifted (as the CLI feeds them).
@@ -277,4 +277,47 @@ fn dwt_gpu_equals_core_any_strip_height() {
             check_strips::<Cdf97>(&input, w, h, levels);
         }
     });
+}
+
+/// The forward strip heights the GPU driver picks for the 8192² benchmark's
+/// levels on a 32-lane GPU (no device needed): every wavelet's own height on the large levels; the small levels,
+/// which would have fewer than `2 * STRIP_FILL` strips of it, take the
+/// height whose strip count is nearest `STRIP_FILL`.
+#[test]
+fn forward_strips_fill_small_levels() {
+    let rows = |wavelet: Wavelet, side: usize| {
+        forward_strip(wavelet, 32, side, side)
+            .unwrap()
+            .out_pair_rows()
+    };
+    let per_level = |wavelet| [8192, 4096, 2048, 1024, 512].map(|side| rows(wavelet, side));
+    assert_eq!(per_level(Wavelet::Cdf53), [4, 4, 6, 2, 1]);
+    assert_eq!(per_level(Wavelet::Cdf97), [6, 6, 6, 2, 1]);
+    assert_eq!(per_level(Wavelet::Fixed97), [8, 8, 6, 2, 1]);
+    assert_eq!(strip_rows(Wavelet::Cdf53), 4);
+    // Level 2 (2048²: 18 columns of strips, 1024 pair rows): 4-row strips
+    // would be 4608, fewer than twice STRIP_FILL; 6 rows give 3078, the
+    // nearest count (5 rows: 3690, 7 rows: 2646).
+    let columns = 1024usize.div_ceil(
+        forward_strip(Wavelet::Cdf53, 32, 2048, 2048)
+            .unwrap()
+            .out_pairs_x(),
+    );
+    assert_eq!(columns, 18);
+    assert!(columns * 1024usize.div_ceil(4) < 2 * STRIP_FILL);
+    assert_eq!(columns * 1024usize.div_ceil(6), 3078);
+    // A one-pixel level still has a valid strip; a short level's strip is
+    // no taller than the level.
+    assert_eq!(rows(Wavelet::Cdf53, 1), 1);
+    assert_eq!(rows(Wavelet::Fixed97, 20), 1);
+    // Exact heights are clamped to the valid range.
+    let exact = |r| {
+        BlockGeometry::forward_strip_rows(Wavelet::Cdf97, 32, r)
+            .unwrap()
+            .out_pair_rows()
+    };
+    assert_eq!(
+        (exact(0), exact(7), exact(1000)),
+        (1, 7, STRIP_MAX_OUT_PAIR_ROWS)
+    );
 }

@@ -359,7 +359,7 @@ fn dispatch_bpc_encode(
 }
 
 /// The encoders load coefficients without a bound per load, relying on one
-/// region check per codeblock (`bpc_region_ok`, common/bpc.glsl). The host
+/// region check per codeblock (`bpc_region_ok`, bpc/bpc.glsl). The host
 /// never hands them such a region (bpc_measure refuses it first), so this
 /// drives them directly: regions past the end of the coefficient buffer or
 /// whose 32-bit index arithmetic wraps must be refused (no codeword, not a

@@ -1,5 +1,5 @@
 //! Prefix sum: core sequential = core lane model = CPU backend = GPU
-//! (`shaders/scan.comp`), on random inputs of sizes around the workgroup
+//! (`shaders/scan/scan.comp`), on random inputs of sizes around the workgroup
 //! boundaries and up to 1M elements.
 
 use rand::Rng;

@@ -19,7 +19,7 @@ fn real_text() -> Vec<u8> {
     [
         include_bytes!("../../core/src/vle/huffman.rs").as_slice(),
         include_bytes!("../../core/src/vle/decode.rs").as_slice(),
-        include_bytes!("../../shaders/common/vle_encode.glsl").as_slice(),
+        include_bytes!("../../shaders/vle/encode.glsl").as_slice(),
     ]
     .concat()
 }

@@ -1,4 +1,4 @@
-//! The lane-parallel decoder, mirrored by `shaders/bpc_decode.comp`.
+//! The lane-parallel decoder, mirrored by `shaders/bpc/decode.glsl`.
 //!
 //! Truncation without a sequential scan: after the slot reservation of a
 //! phase, lane `t` may decode iff the slots reserved by lanes `0..=t` in

@@ -6,7 +6,7 @@
 //! over 32-element arrays). Lanes with an exhausted codeword then take slots
 //! through [`reserve_slots`] (ballot + prefix popcount per subgroup, shared
 //! counts across subgroups), and all visiting lanes code their symbol.
-//! `shaders/bpc_encode.comp` is this file written in GLSL.
+//! `shaders/bpc/encode.glsl` is this file written in GLSL.
 
 // Lane loops index several per-lane arrays by lane number, as the shader
 // does with gl_SubgroupInvocationID; iterator chains would hide that.

@@ -14,8 +14,8 @@
 //!   order (bitplane, pass, step, phase, lane). The firmware path.
 //! - [`encode_lanes`] / [`decode_lanes`]: all 32 lanes in lock-step, one
 //!   phase at a time, reserving codeword slots with a ballot and a prefix
-//!   popcount per subgroup, exactly as `shaders/bpc_encode.comp` and
-//!   `shaders/bpc_decode.comp` do for any subgroup size.
+//!   popcount per subgroup, exactly as `shaders/bpc/encode.glsl` and
+//!   `shaders/bpc/decode.glsl` do for any subgroup size.
 //!
 //! # Memory
 //! Nothing is allocated. The caller provides the coefficient slice, the
@@ -31,7 +31,7 @@
 //! form of a stream is each codeword big-endian ([`codewords_to_be_bytes`]).
 //!
 //! # Example
-//! ```
+//! ``
 //! use wavelane_core::bpc::{self, Codeblock, CodingParams, ProbabilityTables, Scratch};
 //!
 //! let coefficients = [5, -3, 0, 12, 0, 0, -1, 7]; // 4 wide, 2 tall
@@ -50,7 +50,7 @@
 //! ).unwrap();
 //! assert!(dec.complete);
 //! assert_eq!(decoded, coefficients);
-//! ```
+//! ``
 
 mod block;
 mod coder;
@@ -159,13 +159,13 @@ pub enum Orientation {
 /// use `3 * level + orientation` with level 0 the finest and levels above 4
 /// clamped to 4; the LL band always uses [`LL_GROUP`], whatever its level.
 ///
-/// ```
+/// ``
 /// use wavelane_core::bpc::{group_index, Orientation, LL_GROUP};
 /// assert_eq!(group_index(0, Orientation::HL), 0);
 /// assert_eq!(group_index(2, Orientation::HH), 8);
 /// assert_eq!(group_index(7, Orientation::LH), 13);
 /// assert_eq!(group_index(3, Orientation::LL), LL_GROUP);
-/// ```
+/// ``
 pub const fn group_index(level: u8, orientation: Orientation) -> usize {
     let level = if level > 4 { 4 } else { level as usize };
     match orientation {

@@ -11,7 +11,7 @@
 //! uncoded units produce no bits and count 0 for their neighbours' nC.
 
 use super::nc::{luma_block_xy, nc_from_neighbours, Neighbour};
-use super::{encode_block, BitSink, BlockKind, CavlcError};
+use super::{encode_block, BitSink, BlockKind, CavlcError, WordSlot};
 
 /// Units per macroblock: header + 27 residual blocks.
 pub const UNITS_PER_MB: usize = 28;
@@ -256,5 +256,27 @@ impl<'a> FrameResidual<'a> {
                 self.unit_coeffs(mb, unit, kind),
             ),
         }
+    }
+
+    /// The [`UNITS_PER_MB`] slots of macroblock `mb` in bitstream order:
+    /// `header` (the macroblock header, written by the caller) in slot
+    /// [`UNIT_HEADER`], then each residual unit's CAVLC
+    /// ([`Self::encode_unit`]; an uncoded unit's slot stays empty). A
+    /// picture's slice data is every macroblock's slots concatenated. The
+    /// unit and slot logic of the encoders: the host runs it per macroblock
+    /// in parallel (`wavelane::h264::encode::unit_slots`), and
+    /// `shaders/cavlc/cavlc_encode.comp` runs one invocation per slot.
+    pub fn macroblock_slots(
+        &self,
+        mb: usize,
+        header: WordSlot,
+        out: &mut [WordSlot; UNITS_PER_MB],
+    ) -> Result<(), CavlcError> {
+        out[UNIT_HEADER] = header;
+        for (unit, slot) in out.iter_mut().enumerate().skip(1) {
+            *slot = WordSlot::default();
+            self.encode_unit(mb, unit, slot)?;
+        }
+        Ok(())
     }
 }

@@ -16,7 +16,7 @@
 //! use wavelane_core::bits::{BitReader, BitWriter};
 //! use wavelane_core::cavlc::{decode_block, encode_block, BlockKind};
 //!
-//! // The worked example of seed 002 (scan order), nC = 5.
+//! // The worked example of the CAVLCU paper (scan order), nC = 5.
 //! let coeffs = [5i16, 1, 0, -1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 //! let mut buf = [0u8; 8];
 //! let mut w = BitWriter::new(&mut buf);

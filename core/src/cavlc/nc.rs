@@ -35,8 +35,8 @@ impl Neighbour {
     }
 }
 
-/// nC from the left (`a`) and upper (`b`) neighbours (Table 2 of seed 002,
-/// clause 9.2.1 of H.264).
+/// nC from the left (`a`) and upper (`b`) neighbours (Table 2 of the
+/// CAVLCU paper, docs/h264.md; clause 9.2.1 of H.264).
 pub const fn nc_from_neighbours(a: Neighbour, b: Neighbour) -> i8 {
     match (a.count(), b.count()) {
         (Some(na), Some(nb)) => (na as i8 + nb as i8 + 1) >> 1,

@@ -42,7 +42,7 @@ pub const SLOT_WORDS: usize = 16;
 
 /// A fixed 512-bit slot, MSB-first in 32-bit words: bit `i` of the string is
 /// bit `31 - i % 32` of `words[i / 32]`. This is the layout of one block's
-/// output in the GPU encoder (`shaders/cavlc_encode.comp`).
+/// output in the GPU encoder (`shaders/cavlc/cavlc_encode.comp`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct WordSlot {

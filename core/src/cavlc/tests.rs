@@ -1,4 +1,4 @@
-//! Golden vectors (seed 002 appendix B, cross-checked by decoding our
+//! Golden vectors (the CAVLCU paper's appendix B, cross-checked by decoding our
 //! streams with ffmpeg), round trips of random blocks of every kind and nC
 //! class, and hostile input for the decoder.
 
@@ -161,7 +161,7 @@ fn table_shapes_follow_the_standard() {
             .enumerate()
             .all(|(r, c)| (c.len > 0) == (r <= max)));
     }
-    // Longest codes: 16, 14, 10 and 8 bits (seed 002 appendix A).
+    // Longest codes: 16, 14, 10 and 8 bits (the CAVLCU paper's appendix A).
     let longest = |t: &[[Code; 4]]| t.iter().flatten().map(|c| c.len).max().unwrap();
     assert_eq!(longest(&COEFF_TOKEN_NC0), 16);
     assert_eq!(longest(&COEFF_TOKEN_NC2), 14);
@@ -389,4 +389,63 @@ fn decoder_rejects_specific_bad_codes() {
         decode_block(&mut r, BlockKind::Luma4x4, 0, &mut out16),
         Err(CavlcError::Bits(_))
     ));
+}
+
+/// A random picture of `mb_width x mb_height` macroblocks in one slice:
+/// every macroblock kind and coded_block_pattern, random levels.
+fn random_frame(
+    rng: &mut ChaCha8Rng,
+    mb_width: usize,
+    mb_height: usize,
+) -> (Vec<frame::MbInfo>, Vec<i16>) {
+    use frame::{MbInfo, MbKind, COEFFS_PER_UNIT, RESIDUAL_UNITS_PER_MB};
+    let n = mb_width * mb_height;
+    let mbs: Vec<MbInfo> = (0..n)
+        .map(|_| MbInfo {
+            kind: [MbKind::Intra4x4, MbKind::Intra16x16, MbKind::Pcm][rng.random_range(0..3)],
+            cbp: rng.random_range(0..16u8) | rng.random_range(0..3u8) << 4,
+            slice: 0,
+        })
+        .collect();
+    let mut coeffs = Vec::new();
+    for _ in 0..n * RESIDUAL_UNITS_PER_MB {
+        let mut unit = random_block(rng, BlockKind::Luma4x4);
+        unit.resize(COEFFS_PER_UNIT, 0);
+        coeffs.extend(unit.iter().map(|&v| v.clamp(-2063, 2063)));
+    }
+    (mbs, coeffs)
+}
+
+#[test]
+fn macroblock_slots_hold_the_header_then_each_unit() {
+    // macroblock_slots is the model of shaders/cavlc/cavlc_encode.comp (one
+    // invocation per slot): slot 0 the header as given, slot u the bits of
+    // encode_unit(mb, u) alone, whatever the slots held before.
+    use frame::{FrameResidual, UNITS_PER_MB, UNIT_HEADER};
+    let mut rng = ChaCha8Rng::seed_from_u64(28);
+    let mut coded = 0;
+    for _ in 0..20 {
+        let (mbs, coeffs) = random_frame(&mut rng, 3, 2);
+        let f = FrameResidual::new(3, 2, &mbs, &coeffs).unwrap();
+        let mut header = WordSlot::default();
+        header.put(rng.random_range(0..1 << 20), 20).unwrap();
+        // Reused across macroblocks, as a caller's buffer is: a slot left
+        // from the previous macroblock must not leak into this one.
+        let mut slots = [WordSlot::default(); UNITS_PER_MB];
+        for mb in 0..f.mb_count() {
+            if let Err(e) = f.macroblock_slots(mb, header, &mut slots) {
+                // Only a level beyond the Baseline range may fail.
+                assert!(matches!(e, CavlcError::LevelTooLarge(_)), "{e:?}");
+                continue;
+            }
+            assert_eq!(slots[UNIT_HEADER], header);
+            for (unit, slot) in slots.iter().enumerate().skip(1) {
+                let mut alone = WordSlot::default();
+                f.encode_unit(mb, unit, &mut alone).unwrap();
+                assert_eq!(*slot, alone, "mb {mb} unit {unit}");
+                coded += usize::from(slot.len > 0);
+            }
+        }
+    }
+    assert!(coded > 500, "only {coded} coded units");
 }

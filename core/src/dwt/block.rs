@@ -1,5 +1,5 @@
 //! The block-based form of one 2-D level that the GPU shaders implement
-//! (seed 000 ch. 2, the register-based DWT).
+//! (the register-based DWT: each subgroup lifts a block held in registers).
 //!
 //! The level's output is cut into tiles of `out_pairs_x x out_pair_rows`
 //! sample pairs (2x2 quads). Each tile is computed independently from a
@@ -23,7 +23,7 @@
 //! The shaders use two shapes of block. The **inverse** holds a whole block
 //! of [`SHADER_PAIR_ROWS`] pair rows in registers
 //! ([`BlockGeometry::for_subgroup`]). The **forward** block is a tall strip
-//! ([`BlockGeometry::forward_strip`]): the subgroup streams it from top to
+//! ([`BlockGeometry::forward_strip_rows`]): the subgroup streams it from top to
 //! bottom through a sliding window of rows, so only the strip's two ends
 //! carry a vertical halo. In the stream, lifting step `s` of strip row `r`
 //! runs as soon as rows `r - 1` and `r + 1` have been through step `s - 1`,
@@ -62,40 +62,10 @@ use super::{DwtError, Lifting, Wavelet};
 
 /// Pairs per lane in the shaders (each lane holds 4 columns).
 pub const PAIRS_PER_LANE: usize = 2;
-/// Pair rows per block in the inverse shaders (16 rows). 8 rather than 16:
-/// with 16 the 32 x 4 register block spilled on an NVIDIA H200 and the 9/7
-/// ran 3 to 10 times slower (docs/perf-notes.md, DWT).
+/// Pair rows per block in the inverse shaders (16 rows), fixed in
+/// `shaders/dwt/block.glsl`. Why 8 and not 16 is a device matter (register
+/// spills): see `wavelane::dwt::gpu`.
 pub const SHADER_PAIR_ROWS: usize = 8;
-/// Output pair rows of a forward strip on a large level, per wavelet
-/// ([`BlockGeometry::forward_strip`]). Each strip is one subgroup: shorter
-/// strips put more subgroups to work and finish the level's last wave
-/// sooner, taller ones load less vertical halo (3 rows per strip for the
-/// 5/3, 7 for the 9/7s) and, since odd strip rows walk up, most of that
-/// halo comes from the L2, so the balance sits at short strips. Measured on
-/// an H100 at 8192², level 0 (docs/perf-notes.md, DWT, session 23; 3 to 18
-/// rows): the 5/3 ran fastest with 3-4 rows (-4% against 9), the float 9/7
-/// with 4-6 (-12% against 35), the fixed-point 9/7, whose steps cost more
-/// per halo row, with 8-12 (-2% against 18; 8 is also its level 1's best).
-pub const fn strip_rows(wavelet: Wavelet) -> usize {
-    match wavelet {
-        Wavelet::Cdf53 => 4,
-        Wavelet::Cdf97 => 6,
-        Wavelet::Fixed97 => 8,
-    }
-}
-/// Strips a small level aims at. A level is small when it would have fewer
-/// than twice this many strips of [`strip_rows`]; it then takes the strip
-/// height whose strip count is nearest this. About three quarters of the
-/// subgroups an H100 or H200 holds at once (132 SMs x 32 at the forwards'
-/// 60-64 registers): such a level runs as one wave, and its time is one
-/// strip's chain of dependent steps, so the strips should be as few and
-/// tall as still keep the GPU busy, and never one more wave. Measured at
-/// 8192², 5 levels, H100 (docs/perf-notes.md, DWT, session 23): level 2
-/// (2048², 18 columns of strips) ran fastest with 6 rows (3078 strips; 4
-/// rows, 4608 strips, are just over one wave and took 10-15% longer),
-/// level 3 with 2 (2304; 1 row, 4608, lost 12%), level 4 with 1 (1280),
-/// for every wavelet.
-pub const STRIP_FILL: usize = 3072;
 /// Output pair rows of a forward strip, at most: beyond this the halo
 /// (2 pair rows of 66 for 5/3) costs nothing more worth saving.
 pub const STRIP_MAX_OUT_PAIR_ROWS: usize = 64;
@@ -153,37 +123,11 @@ impl BlockGeometry {
         Self::for_shader(wavelet, subgroup_size, SHADER_PAIR_ROWS)
     }
 
-    /// The forward shaders' strip for a `width x height` level: as wide as
-    /// the inverse block and [`strip_rows`] output pair rows tall, unless
-    /// the level is small (fewer than `2 * STRIP_FILL` such strips); then
-    /// the height (at most the level's pair rows) whose strip count is
-    /// nearest [`STRIP_FILL`], the shorter of two equally near. The shader
-    /// takes the strip height from the host, so any value gives correct
-    /// results; this only decides how fast.
-    pub fn forward_strip(
-        wavelet: Wavelet,
-        subgroup_size: usize,
-        width: usize,
-        height: usize,
-    ) -> Result<Self, DwtError> {
-        let row = Self::forward_strip_rows(wavelet, subgroup_size, 1)?;
-        let across = width.div_ceil(2).div_ceil(row.out_pairs_x()).max(1);
-        let pairs_y = height.div_ceil(2).max(1);
-        let strips = |rows: usize| across * pairs_y.div_ceil(rows);
-        let large = strip_rows(wavelet);
-        let rows = if strips(large) >= 2 * STRIP_FILL {
-            large
-        } else {
-            (1..=pairs_y.min(STRIP_MAX_OUT_PAIR_ROWS))
-                .min_by_key(|&rows| (strips(rows).abs_diff(STRIP_FILL), rows))
-                .unwrap_or(1)
-        };
-        Self::forward_strip_rows(wavelet, subgroup_size, rows)
-    }
-
-    /// A forward strip of exactly `out_rows` output pair rows (clamped to
-    /// 1..=[`STRIP_MAX_OUT_PAIR_ROWS`]), whatever the level: for tuning and
-    /// for tests of every strip height.
+    /// The forward shaders' strip of `out_rows` output pair rows (clamped
+    /// to 1..=[`STRIP_MAX_OUT_PAIR_ROWS`]), as wide as the inverse block.
+    /// The shader takes the strip height from the host, so any height gives
+    /// the same result; which height runs fastest is device tuning and lives
+    /// with the GPU driver (`wavelane::dwt::gpu::forward_strip`).
     pub fn forward_strip_rows(
         wavelet: Wavelet,
         subgroup_size: usize,

@@ -1,4 +1,4 @@
-//! The lane-parallel form of [`super::encode`]: what `shaders/vle_encode.comp`
+//! The lane-parallel form of [`super::encode`]: what `shaders/vle/encode.glsl`
 //! computes, step for step, with sequential loops in place of invocations.
 //!
 //! # The block loop

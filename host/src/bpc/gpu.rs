@@ -27,7 +27,7 @@ use crate::shaders::{self, Shader};
 /// Largest workgroup count the BPC shaders are dispatched with; more
 /// codeblocks are looped over inside the shaders.
 const MAX_GROUPS: u32 = 65535;
-/// Buckets of the encoder's codeblock order (`shaders/common/bpc_order.glsl`).
+/// Buckets of the encoder's codeblock order (`shaders/bpc/order.glsl`).
 const ORDER_BUCKETS: u64 = 29;
 /// Invocations per workgroup of `bpc_order.comp`.
 const ORDER_WORKGROUP: u32 = 256;
@@ -35,7 +35,7 @@ const ORDER_WORKGROUP: u32 = 256;
 const EMPTY: u32 = 0xFF;
 
 /// Flattens tables for the shaders: per group and bitplane 27 values
-/// (sig[9], sign[4], ref, cp_sig[9], cp_sign[4]), as `shaders/common/bpc.glsl`.
+/// (sig[9], sign[4], ref, cp_sig[9], cp_sign[4]), as `shaders/bpc/bpc.glsl`.
 pub fn flatten_tables(tables: &ProbabilityTables) -> Vec<u32> {
     let mut out = Vec::with_capacity(GROUPS * TABLE_BITPLANES * 27);
     for g in tables.groups() {

@@ -1,6 +1,6 @@
 //! BPC-PaCo on the host: many codeblocks at once on all CPU cores
 //! ([`cpu`], rayon over [`wavelane_core::bpc`]) or on a Vulkan device
-//! ([`gpu`], `shaders/bpc_*.comp`), with identical bytes; the raw codeblock
+//! ([`gpu`], `shaders/bpc/`), with identical bytes; the raw codeblock
 //! file formats of `wavelane bpc` ([`formats`]); probability tables as JSON
 //! ([`lut_json`]) and the table trainer ([`train`]).
 //!

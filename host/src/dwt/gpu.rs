@@ -1,6 +1,6 @@
-//! The GPU driver of the DWT: one dispatch of `shaders/dwt*_{fwd,inv}.comp`
-//! per level (plus one Z-pass dispatch per level that transforms Z), all
-//! recorded into one command buffer by [`Gpu::run`].
+//! The GPU driver of the DWT: one dispatch of a `dwt*_{fwd,inv}` shader
+//! (`shaders/dwt/block.glsl`) per level (plus one Z-pass dispatch per level
+//! that transforms Z), all recorded into one command buffer by [`Gpu::run`].
 //!
 //! Data flow of a forward transform (inverse mirrors it): level 0 reads the
 //! samples buffer; every level writes its detail subbands straight to their
@@ -9,24 +9,92 @@
 //! writes its LL band into the coefficients buffer too. A level that
 //! transforms Z first runs the Z pass into a Z buffer, which the 2-D level
 //! then reads. Each level is a single pass over memory (read once plus halo,
-//! written once), the register-block design of seed 000 ch. 2 that
+//! written once), the register-block design that
 //! [`wavelane_core::dwt::block`] models: forward levels stream tall strips
-//! ([`BlockGeometry::forward_strip`], height per level as a push constant),
-//! inverse levels lift whole register blocks.
+//! ([`forward_strip`], height per level as a push constant), inverse levels
+//! lift whole register blocks.
+//!
+//! The device tuning of those shapes lives here, not in core, whose model
+//! takes any strip height: [`strip_rows`] and [`STRIP_FILL`] pick each
+//! level's strip height. The inverse block's 8 pair rows
+//! ([`SHADER_PAIR_ROWS`]) are tuning too: with 16 the 32 x 4 register block
+//! spilled on an NVIDIA H200 and the 9/7 ran 3 to 10 times slower
+//! (docs/history/dwt.md).
 
 use std::sync::Arc;
 
 use vulkano::buffer::{BufferContents, Subbuffer};
-use wavelane_core::dwt::block::{BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS};
+use wavelane_core::dwt::block::{
+    BlockGeometry, PAIRS_PER_LANE, SHADER_PAIR_ROWS, STRIP_MAX_OUT_PAIR_ROWS,
+};
 
-/// Pair rows per block of the z-axis shaders (`shaders/common/dwt_z.glsl`).
+/// Pair rows per block of the z-axis shaders (`shaders/dwt/z.glsl`).
 const Z_PAIR_ROWS: usize = 16;
 use wavelane_core::dwt::volume::{axes_at, check_levels, region_at, total_levels, VolumeLayout};
-use wavelane_core::dwt::DwtError;
+use wavelane_core::dwt::{DwtError, Wavelet};
 
 use super::{DwtHostError, HostWavelet};
 use crate::backend::gpu::{Dispatch, Timing};
 use crate::backend::Gpu;
+
+/// Output pair rows of a forward strip on a large level, per wavelet
+/// ([`forward_strip`]). Each strip is one subgroup: shorter strips put more
+/// subgroups to work and finish the level's last wave sooner, taller ones
+/// load less vertical halo (3 rows per strip for the 5/3, 7 for the 9/7s)
+/// and, since odd strip rows walk up, most of that halo comes from the L2,
+/// so the balance sits at short strips. Measured on an H100 at 8192², level
+/// 0, 3 to 18 rows (docs/history/dwt.md): the 5/3 ran fastest with 3-4
+/// rows (-4% against 9), the float 9/7 with 4-6 (-12% against 35), the
+/// fixed-point 9/7, whose steps cost more per halo row, with 8-12 (-2%
+/// against 18; 8 is also its level 1's best).
+pub const fn strip_rows(wavelet: Wavelet) -> usize {
+    match wavelet {
+        Wavelet::Cdf53 => 4,
+        Wavelet::Cdf97 => 6,
+        Wavelet::Fixed97 => 8,
+    }
+}
+
+/// Strips a small level aims at. A level is small when it would have fewer
+/// than twice this many strips of [`strip_rows`]; it then takes the strip
+/// height whose strip count is nearest this. About three quarters of the
+/// subgroups an H100 or H200 holds at once (132 SMs x 32 at the forwards'
+/// 60-64 registers): such a level runs as one wave, and its time is one
+/// strip's chain of dependent steps, so the strips should be as few and
+/// tall as still keep the GPU busy, and never one more wave. Measured at
+/// 8192², 5 levels, H100 (docs/history/dwt.md): level 2 (2048², 18
+/// columns of strips) ran fastest with 6 rows (3078 strips; 4 rows, 4608
+/// strips, are just over one wave and took 10-15% longer), level 3 with 2
+/// (2304; 1 row, 4608, lost 12%), level 4 with 1 (1280), for every wavelet.
+pub const STRIP_FILL: usize = 3072;
+
+/// The forward shaders' strip for a `width x height` level: [`strip_rows`]
+/// output pair rows tall, unless the level is small (fewer than
+/// `2 * STRIP_FILL` such strips); then the height (at most the level's pair
+/// rows) whose strip count is nearest [`STRIP_FILL`], the shorter of two
+/// equally near. Any height gives the same result (the core model
+/// [`BlockGeometry::forward_strip_rows`] takes them all); this only decides
+/// how fast.
+pub fn forward_strip(
+    wavelet: Wavelet,
+    subgroup_size: usize,
+    width: usize,
+    height: usize,
+) -> Result<BlockGeometry, DwtError> {
+    let row = BlockGeometry::forward_strip_rows(wavelet, subgroup_size, 1)?;
+    let across = width.div_ceil(2).div_ceil(row.out_pairs_x()).max(1);
+    let pairs_y = height.div_ceil(2).max(1);
+    let strips = |rows: usize| across * pairs_y.div_ceil(rows);
+    let large = strip_rows(wavelet);
+    let rows = if strips(large) >= 2 * STRIP_FILL {
+        large
+    } else {
+        (1..=pairs_y.min(STRIP_MAX_OUT_PAIR_ROWS))
+            .min_by_key(|&rows| (strips(rows).abs_diff(STRIP_FILL), rows))
+            .unwrap_or(1)
+    };
+    BlockGeometry::forward_strip_rows(wavelet, subgroup_size, rows)
+}
 
 /// `local_size_x` of the DWT shaders.
 const WORKGROUP: u32 = 64;
@@ -52,7 +120,7 @@ pub struct GpuDwt {
     levels: [u32; 3],
     subgroup: u32,
     /// Output pair rows of every forward strip; `None`: the per-level rule
-    /// of [`BlockGeometry::forward_strip`].
+    /// of [`forward_strip`].
     strip_rows: Option<usize>,
 }
 
@@ -93,7 +161,7 @@ impl GpuDwt {
 
     /// Gives every forward level strips of `rows` output pair rows
     /// (clamped to 1..=64) instead of the per-level rule of
-    /// [`BlockGeometry::forward_strip`]: a tuning knob for `wavelane bench
+    /// [`forward_strip`]: a tuning knob for `wavelane bench
     /// dwt`; results do not depend on it.
     pub fn with_strip_rows(mut self, rows: usize) -> Self {
         self.strip_rows = Some(rows);
@@ -149,7 +217,7 @@ impl GpuDwt {
         let sg = self.subgroup as usize;
         let g = match self.strip_rows {
             Some(rows) => BlockGeometry::forward_strip_rows(wavelet, sg, rows)?,
-            None => BlockGeometry::forward_strip(wavelet, sg, w, h)?,
+            None => forward_strip(wavelet, sg, w, h)?,
         };
         debug_assert_eq!(g.pairs_x, PAIRS_PER_LANE * self.subgroup as usize);
         Ok(g)

@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 use wavelane_core::bits::BitWriter;
-use wavelane_core::cavlc::frame::{FrameResidual, MbInfo, UNITS_PER_MB, UNIT_HEADER};
+use wavelane_core::cavlc::frame::{FrameResidual, MbInfo, UNITS_PER_MB};
 use wavelane_core::cavlc::{CavlcError, WordSlot};
 
 use super::macroblock::{FrameCoder, MbModes};
@@ -77,21 +77,20 @@ pub fn code_picture(src: &Picture, opts: &EncodeOptions) -> CodedPicture {
 
 /// CAVLC of every unit of every macroblock, in parallel over macroblocks:
 /// [`UNITS_PER_MB`] slots per macroblock in bitstream order (the header slot
-/// copied from `headers`). This is what `shaders/cavlc_encode.comp` computes.
+/// copied from `headers`), each macroblock by core's
+/// [`FrameResidual::macroblock_slots`], which `shaders/cavlc/cavlc_encode.comp`
+/// mirrors.
 pub fn unit_slots(
     frame: &FrameResidual<'_>,
     headers: &[WordSlot],
 ) -> Result<Vec<WordSlot>, CavlcError> {
     let mut slots = vec![WordSlot::default(); frame.mb_count() * UNITS_PER_MB];
     slots
-        .par_chunks_mut(UNITS_PER_MB)
+        .par_chunks_exact_mut(UNITS_PER_MB)
         .enumerate()
         .try_for_each(|(mb, out)| {
-            out[UNIT_HEADER] = headers[mb];
-            for (unit, slot) in out.iter_mut().enumerate().skip(1) {
-                frame.encode_unit(mb, unit, slot)?;
-            }
-            Ok::<(), CavlcError>(())
+            let out = out.try_into().expect("chunks of UNITS_PER_MB");
+            frame.macroblock_slots(mb, headers[mb], out)
         })?;
     Ok(slots)
 }

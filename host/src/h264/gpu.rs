@@ -1,7 +1,7 @@
-//! CAVLC of a whole picture on the GPU: `shaders/cavlc_encode.comp` codes
+//! CAVLC of a whole picture on the GPU: `shaders/cavlc/cavlc_encode.comp` codes
 //! every unit (macroblock header copy or residual block) into a 512-bit slot,
 //! the prefix-sum scan of the execution layer turns the lengths into
-//! offsets, and `shaders/cavlc_pack.comp` ORs the slots into the slice data.
+//! offsets, and `shaders/cavlc/cavlc_pack.comp` ORs the slots into the slice data.
 //! The result is the same bytes as [`super::encode::CpuEntropy`].
 
 use std::sync::Arc;
@@ -22,12 +22,12 @@ use crate::shaders;
 const ENCODE_WORKGROUP: u32 = 112;
 /// Invocations per workgroup of `cavlc_pack.comp`.
 const PACK_WORKGROUP: u32 = 64;
-/// Words of the table buffer (`T_WORDS` in `shaders/common/cavlc.glsl`).
+/// Words of the table buffer (`T_WORDS` in `shaders/cavlc/cavlc.glsl`).
 pub const CODE_TABLE_WORDS: usize = 581;
 
 /// The CAVLC code tables as the shader reads them: every [`Code`] as
 /// `len << 16 | bits`, tables in the order and at the offsets that
-/// `shaders/common/cavlc.glsl` defines (`T_CT_NC0` ... `T_RUN`).
+/// `shaders/cavlc/cavlc.glsl` defines (`T_CT_NC0` ... `T_RUN`).
 pub fn code_table_words() -> Vec<u32> {
     let word = |c: &Code| (c.len as u32) << 16 | c.bits as u32;
     let mut w = Vec::with_capacity(CODE_TABLE_WORDS);

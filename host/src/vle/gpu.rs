@@ -1,5 +1,5 @@
-//! VLE on a Vulkan device: histogram (`vle_histogram*.comp`), GVLE encoder
-//! (`vle_encode.comp` with 64-bit atomics, `vle_encode32.comp` without) and a
+//! VLE on a Vulkan device: histogram (`vle_histogram`, `vle_histogram_reduce`), GVLE encoder
+//! (`vle_encode` with 64-bit atomics, `vle_encode32` without) and a
 //! per-chunk decoder (`vle_decode.comp`).
 //!
 //! Inputs larger than the device's storage-buffer limit are cut into
@@ -23,18 +23,18 @@ use crate::shaders;
 /// Persistent encode workgroups at most: 8 workgroups of 128 per SM of an
 /// H100/H200 (132 SMs), a little more than an SM holds (7, by registers).
 /// On an H200 (docs/history/vle.md) 1056, 2112 and 4224 ran at the
-/// same speed, 528 at 70% of it. (The erratic runs of earlier sessions were
-/// the GPU clock idling between timed submissions.)
+/// same speed, 528 at 70% of it. (Erratic timings come from the GPU clock
+/// idling between timed submissions, not from this figure.)
 pub const MAX_ENCODE_WORKGROUPS: u32 = 1056;
 /// Lookup bits of the GPU decoder (its shared table holds 2^11 entries).
 pub const GPU_LUT_BITS: u32 = 11;
 /// llvmpipe (lavapipe) ends every loop of a shader invocation once the
 /// invocation has run 65535 loop iterations in all. On such CPU devices the
-/// encoder's waits get this budget (see `shaders/common/vle_encode.glsl`)
+/// encoder's waits get this budget (see `shaders/vle/encode.glsl`)
 /// and each workgroup encodes one block, so the budget goes to waiting.
 pub const CPU_DEVICE_LOOP_BUDGET: u32 = 60_000;
 /// `constant_id` of the encoder's `VLE_LOOP_BUDGET` specialization constant
-/// (common/vle_encode.glsl): 1 where the waits spend a loop budget (CPU
+/// (vle/encode.glsl): 1 where the waits spend a loop budget (CPU
 /// devices), 0 where each block's waits are bounded on their own (GPUs).
 const ENCODE_LOOP_BUDGET_ID: u32 = 0;
 /// Blocks per encode dispatch on such CPU devices. Their loop budget is not
@@ -48,7 +48,7 @@ const ENCODE_LOOP_BUDGET_ID: u32 = 0;
 /// dispatch); hardware GPUs take batches as large as a binding allows.
 pub const CPU_DEVICE_BATCH_BLOCKS: u32 = 576;
 /// Longest codeword for which the 64-bit-scan encoder packs codewords in
-/// pairs (`shaders/vle_encode_pairs.comp`): a pair then fits the 32 bits one
+/// pairs (`shaders/vle/encode.glsl`): a pair then fits the 32 bits one
 /// accumulator step shifts in. Every byte code the default limit of 16
 /// builds qualifies.
 pub const PAIR_MAX_LEN: u32 = 16;

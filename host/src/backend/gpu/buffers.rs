@@ -70,7 +70,7 @@ impl Gpu {
     /// Measures a device-to-device copy of `bytes` bytes (best of `repeats`),
     /// the bandwidth reference that kernel benchmarks are reported against:
     /// the faster of `vkCmdCopyBuffer` and a grid-stride 16-byte-word copy
-    /// kernel (`shaders/copy.comp`), so a kernel is compared with the best
+    /// kernel (`shaders/util/copy.comp`), so a kernel is compared with the best
     /// plain copy the device achieves. Returns nanoseconds, or `None` where
     /// the queue has no timestamps.
     pub fn time_copy(&self, bytes: u64, repeats: u32) -> Result<Option<f64>, GpuError> {

@@ -1,4 +1,4 @@
-//! Exclusive prefix sum of a GPU buffer (`shaders/scan.comp`), the GPU twin
+//! Exclusive prefix sum of a GPU buffer (`shaders/scan/scan.comp`), the GPU twin
 //! of [`wavelane_core::scan::exclusive_scan_lanes`] with a workgroup of
 //! [`SCAN_WORKGROUP_SIZE`]. Drivers use it to turn per-item output sizes into
 //! output offsets, either alone ([`Gpu::exclusive_scan`]) or as dispatches

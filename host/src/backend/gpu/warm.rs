@@ -7,7 +7,7 @@
 //! an H200 the SM clock was seen at 360-855 MHz instead of 1980 MHz during
 //! the BPC-PaCo runs at 8192², which made them 3-4x slower than the 4096²
 //! runs (docs/perf/README.md). With a warm-up set, every timed submission
-//! first runs `shaders/busy.comp` for about the given device time, before
+//! first runs `shaders/util/busy.comp` for about the given device time, before
 //! its first timestamp, so the timed work starts at full clocks and the
 //! warm-up is not part of any timing.
 

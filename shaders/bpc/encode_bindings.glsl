@@ -1,0 +1,32 @@
+// The bindings and push constants every BPC-PaCo encoder body shares
+// (bpc/encode.glsl, bpc/encode_planes.glsl), so that the host
+// drives every encoder build alike (host/src/bpc/gpu.rs), and the defines
+// that select the encoder's parts of bpc/bpc.glsl.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_EXT_shader_16bit_storage : require
+
+layout(local_size_x = 32) in;
+
+layout(set = 0, binding = 0) readonly buffer Coefficients { int coefficients[]; };
+layout(set = 0, binding = 1) readonly buffer Blocks { uvec4 blocks[]; };
+layout(set = 0, binding = 2) readonly buffer Tables { uint bpc_tables[]; };
+layout(set = 0, binding = 3) readonly buffer Tops { uint tops[]; };
+layout(set = 0, binding = 4) readonly buffer Caps { uint caps[]; };
+layout(set = 0, binding = 5) readonly buffer ScratchOffsets { uint scratch_offsets[]; };
+layout(set = 0, binding = 6) writeonly buffer Scratch { uint16_t scratch[]; };
+// Codewords per codeblock (scanned to stream offsets afterwards).
+layout(set = 0, binding = 7) writeonly buffer Counts { uint counts[]; };
+// 0 = coded; see BPC_STATUS_* for the rest.
+layout(set = 0, binding = 8) buffer Status { uint status[]; };
+// The order in which the workgroups take the codeblocks (bpc_order.comp):
+// entry i is the codeblock index; one outside the batch is skipped.
+layout(set = 0, binding = 9) readonly buffer Order { uint order[]; };
+
+layout(push_constant) uniform Params {
+    uint block_count;
+    uint three_pass;
+} params;
+
+#define BPC_WITH_TABLES
+#define BPC_ENCODER

@@ -1,6 +1,0 @@
-#version 450
-// Z pass of a 3-D DWT level, CDF 53 inverse: see common/dwt_z.glsl.
-#extension GL_GOOGLE_include_directive : require
-#define WAVELET 53
-#define INVERSE 1
-#include "common/dwt_z.glsl"
