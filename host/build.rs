@@ -98,7 +98,7 @@ fn entry_files(shader_dir: &Path) -> Vec<(String, PathBuf, String)> {
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", shader_dir.display()));
     for folder in folders.filter_map(|e| e.ok().map(|e| e.path())) {
         assert!(
-            !folder.extension().is_some_and(|x| x == "comp"),
+            folder.extension().is_none_or(|x| x != "comp"),
             "{}: entry points live in a folder per algorithm (shaders/<algorithm>/)",
             folder.display()
         );

@@ -223,7 +223,7 @@ fn cavlc_frame_units_equal_plain_block_encoding() {
                 &core_slots[..],
                 "mb {mb}: host slots against core"
             );
-            for unit in 1..UNITS_PER_MB {
+            for (unit, slot) in core_slots.iter().enumerate().skip(1) {
                 let mut expected = WordSlot::default();
                 if let Some(kind) = f.unit_kind(mb, unit) {
                     encode_block(
@@ -234,7 +234,7 @@ fn cavlc_frame_units_equal_plain_block_encoding() {
                     )
                     .unwrap();
                 }
-                assert_eq!(core_slots[unit], expected, "mb {mb} unit {unit}");
+                assert_eq!(*slot, expected, "mb {mb} unit {unit}");
             }
             assert_eq!(core_slots[UNIT_HEADER], p.headers[mb]);
         }
