@@ -18,8 +18,8 @@ use wavelane::codec::file::{Container, ReadOptions};
 use wavelane::codec::header::Header;
 use wavelane::codec::progressive::{header_len_from_prefix, prefix_len};
 use wavelane::codec::{self, CodecError, DecodeOptions, FormatError};
-use wavelane::verify;
 use wavelane::image_io;
+use wavelane::verify;
 
 /// Arguments of `wavelane decode`.
 #[derive(Debug, Args)]

@@ -201,7 +201,13 @@ pub fn run(args: EncodeArgs) -> CliResult {
         bar.set_message(input.display().to_string());
         let out = output_path(&args.output, input, many, "wl");
         let result = if args.skip_existing && complete_wl(&out) {
-            bar.suspend(|| eprintln!("{}: skipped, {} is complete", input.display(), out.display()));
+            bar.suspend(|| {
+                eprintln!(
+                    "{}: skipped, {} is complete",
+                    input.display(),
+                    out.display()
+                )
+            });
             Ok(())
         } else {
             encode_one(&args, &options, input, &out, &bar, &mut reports)

@@ -13,8 +13,10 @@ use wavelane::verify::{verify_file, Kind};
 
 /// Arguments of `wavelane verify`.
 #[derive(Debug, Args)]
-#[command(after_help = "Exit code 0 when every file is good, 3 when any is bad or unreadable.\n\
-Example: wavelane verify archive/*.wl --json")]
+#[command(
+    after_help = "Exit code 0 when every file is good, 3 when any is bad or unreadable.\n\
+Example: wavelane verify archive/*.wl --json"
+)]
 pub struct VerifyArgs {
     /// The .wl and .wlv files to check.
     #[arg(required = true)]
@@ -41,7 +43,11 @@ pub fn run(args: VerifyArgs) -> CliResult {
                 let line = if v.ok() {
                     format!("{}: ok ({kind}, {} bytes)", path.display(), v.bytes)
                 } else {
-                    format!("{}: BAD ({kind}): {}", path.display(), v.problems.join("; "))
+                    format!(
+                        "{}: BAD ({kind}): {}",
+                        path.display(),
+                        v.problems.join("; ")
+                    )
                 };
                 let json = serde_json::json!({
                     "file": path, "ok": v.ok(), "seconds": seconds, "result": v,

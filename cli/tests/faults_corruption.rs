@@ -21,7 +21,11 @@ fn truncation_at_every_segment_boundary() {
     // Every boundary before the end: the end of the header and of each
     // segment but the last; and one cut inside the header.
     let mut cuts: Vec<usize> = vec![header_len];
-    cuts.extend(segs.iter().map(|&(_, o, l)| o + l).filter(|&e| e < bytes.len()));
+    cuts.extend(
+        segs.iter()
+            .map(|&(_, o, l)| o + l)
+            .filter(|&e| e < bytes.len()),
+    );
     for &cut in &cuts {
         let f = dir.file("cut.wl", &bytes[..cut]);
         let out = dir.path("cut.ppm");
@@ -32,10 +36,21 @@ fn truncation_at_every_segment_boundary() {
             "cut {cut}: {err}"
         );
         assert!(!out.exists(), "cut {cut}: a failed decode left {out:?}");
-        let run = wavelane(&["decode", s(&f), "-o", s(&out), "--partial", "--backend", "cpu"]);
+        let run = wavelane(&[
+            "decode",
+            s(&f),
+            "-o",
+            s(&out),
+            "--partial",
+            "--backend",
+            "cpu",
+        ]);
         let err = String::from_utf8_lossy(&run.stderr);
         assert!(run.status.success(), "cut {cut} --partial: {err}");
-        assert!(err.contains("warning") && err.contains("truncated"), "{err}");
+        assert!(
+            err.contains("warning") && err.contains("truncated"),
+            "{err}"
+        );
         assert!(out.exists());
         let run = wavelane(&["verify", s(&f)]);
         assert_eq!(run.status.code(), Some(3), "cut {cut}");
@@ -71,7 +86,15 @@ fn a_flipped_byte_in_every_segment() {
         let name = format!("segment {k} (");
         assert!(err.contains(&name) && err.contains("codeblocks"), "{err}");
         assert!(!out.exists());
-        let run = wavelane(&["decode", s(&f), "-o", s(&out), "--partial", "--backend", "cpu"]);
+        let run = wavelane(&[
+            "decode",
+            s(&f),
+            "-o",
+            s(&out),
+            "--partial",
+            "--backend",
+            "cpu",
+        ]);
         let err = String::from_utf8_lossy(&run.stderr);
         assert!(run.status.success(), "segment {k} --partial: {err}");
         // Only the damaged segment is left out.
@@ -89,8 +112,24 @@ fn a_flipped_byte_in_every_segment() {
     let f = dir.file("last.wl", &bad);
     let cut = dir.file("cut.wl", &bytes[..offset]);
     let (a, b) = (dir.path("a.ppm"), dir.path("b.ppm"));
-    ok(&["decode", s(&f), "-o", s(&a), "--partial", "--backend", "cpu"]);
-    ok(&["decode", s(&cut), "-o", s(&b), "--partial", "--backend", "cpu"]);
+    ok(&[
+        "decode",
+        s(&f),
+        "-o",
+        s(&a),
+        "--partial",
+        "--backend",
+        "cpu",
+    ]);
+    ok(&[
+        "decode",
+        s(&cut),
+        "-o",
+        s(&b),
+        "--partial",
+        "--backend",
+        "cpu",
+    ]);
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&good).unwrap());
 }
@@ -101,7 +140,15 @@ fn wlv_truncation_and_flipped_bytes_are_errors() {
     let data = ppm(100, 100);
     let input = dir.file("data.bin", &data);
     let wlv = dir.path("data.wlv");
-    ok(&["vle", "compress", s(&input), "-o", s(&wlv), "--backend", "cpu"]);
+    ok(&[
+        "vle",
+        "compress",
+        s(&input),
+        "-o",
+        s(&wlv),
+        "--backend",
+        "cpu",
+    ]);
     let bytes = std::fs::read(&wlv).unwrap();
     let back = dir.path("back.bin");
     for cut in [10, 40, bytes.len() / 2, bytes.len() - 1] {

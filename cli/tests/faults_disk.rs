@@ -46,22 +46,45 @@ fn full_disk_keeps_the_old_file_and_leaves_nothing() {
     let dir = Scratch::new("faults-disk", "full");
     let input = dir.file("in.ppm", &ppm(256, 192));
     let keep = dir.path("keep.wl");
-    ok(&["encode", s(&input), "-o", s(&keep), "--bpp", "0.5", "--backend", "cpu"]);
+    ok(&[
+        "encode",
+        s(&input),
+        "-o",
+        s(&keep),
+        "--bpp",
+        "0.5",
+        "--backend",
+        "cpu",
+    ]);
     let old = std::fs::read(&keep).unwrap();
     // The lossless file is far larger than the limit; the old one fits.
     let limit = old.len() as u64 + 4096;
     let run = with_file_size_limit(
         limit,
-        &["encode", s(&input), "-o", s(&keep), "--lossless", "--backend", "cpu"],
+        &[
+            "encode",
+            s(&input),
+            "-o",
+            s(&keep),
+            "--lossless",
+            "--backend",
+            "cpu",
+        ],
     );
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{err}");
-    assert!(err.contains("keep.wl") && err.contains("too large"), "{err}");
+    assert!(
+        err.contains("keep.wl") && err.contains("too large"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&keep).unwrap(), old, "the good file changed");
     assert_eq!(temporaries(dir.path("").as_path()), Vec::<String>::new());
     // Decode onto the full disk: no debris.
     let out = dir.path("out.ppm");
-    let run = with_file_size_limit(limit, &["decode", s(&keep), "-o", s(&out), "--backend", "cpu"]);
+    let run = with_file_size_limit(
+        limit,
+        &["decode", s(&keep), "-o", s(&out), "--backend", "cpu"],
+    );
     assert_eq!(run.status.code(), Some(1));
     assert_eq!(names(&dir.path("")), ["in.ppm", "keep.wl"]);
 }
@@ -115,15 +138,29 @@ fn sigkill_mid_encode_leaves_no_output_and_the_next_run_cleans_up() {
     let big = dir.file("big.ppm", &ppm(2048, 1536));
     let out = dir.path("out.wl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_wavelane"))
-        .args(["encode", s(&big), "-o", s(&out), "--lossless", "--backend", "cpu"])
+        .args([
+            "encode",
+            s(&big),
+            "-o",
+            s(&out),
+            "--lossless",
+            "--backend",
+            "cpu",
+        ])
         .spawn()
         .expect("start wavelane");
     // The temporary is opened before the encode starts, so it shows the
     // process is inside the encode.
     let start = Instant::now();
     while temporaries(&dir.path("")).is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(60), "no temporary appeared");
-        assert!(child.try_wait().unwrap().is_none(), "finished before the kill");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no temporary appeared"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap(); // SIGKILL

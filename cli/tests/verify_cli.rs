@@ -14,7 +14,15 @@ fn good_files_pass_and_bad_ones_are_named() {
     let wl = dir.path("a.wl");
     encode_layered(&img, &wl);
     let wlv = dir.path("a.wlv");
-    ok(&["vle", "compress", s(&img), "-o", s(&wlv), "--backend", "cpu"]);
+    ok(&[
+        "vle",
+        "compress",
+        s(&img),
+        "-o",
+        s(&wlv),
+        "--backend",
+        "cpu",
+    ]);
     let text = ok(&["verify", s(&wl), s(&wlv)]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");

@@ -90,16 +90,11 @@ impl Verified {
 pub fn damaged_segment(c: &Container<'_>, k: usize) -> DamagedSegment {
     let s = c.segments[k];
     let layers = c.index.layers;
-    let mut with_data = c
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(i, b)| {
-            b.resolution as usize == s.resolution && c.index.counts[i * layers + s.layer] > 0
-        })
-        .map(|(i, _)| i);
-    let first = with_data.next().unwrap_or(0);
-    let last = with_data.last().unwrap_or(first);
+    let has_data = |i: usize| {
+        c.blocks[i].resolution as usize == s.resolution && c.index.counts[i * layers + s.layer] > 0
+    };
+    let first = (0..c.blocks.len()).find(|&i| has_data(i)).unwrap_or(0);
+    let last = (0..c.blocks.len()).rfind(|&i| has_data(i)).unwrap_or(first);
     DamagedSegment {
         segment: k,
         resolution: s.resolution,

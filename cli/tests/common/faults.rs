@@ -31,8 +31,18 @@ pub fn ppm(w: usize, h: usize) -> Vec<u8> {
 /// segments), on the CPU.
 pub fn encode_layered(input: &Path, out: &Path) {
     ok(&[
-        "encode", s(input), "-o", s(out), "--bpp", "3", "--layers", "2", "--levels", "3",
-        "--backend", "cpu",
+        "encode",
+        s(input),
+        "-o",
+        s(out),
+        "--bpp",
+        "3",
+        "--layers",
+        "2",
+        "--levels",
+        "3",
+        "--backend",
+        "cpu",
     ]);
 }
 
