@@ -49,7 +49,7 @@ pub enum Command {
     H264(h264::H264Args),
     /// Encode images as .wl files (lossless, --bpp or --psnr; DWT + BPC-PaCo + PCRD-Opt).
     Encode(encode::EncodeArgs),
-    /// Decode .wl files (or truncated prefixes) to PNG/PGM/PPM/TIFF, optionally --reduce'd.
+    /// Decode .wl files to PNG/PGM/PPM/TIFF, optionally --reduce'd (--partial: truncated or damaged files).
     Decode(decode::DecodeArgs),
     /// Describe a .wl file: parameters, sizes per resolution and layer, CRC status.
     Info(info::InfoArgs),
