@@ -117,7 +117,7 @@ fn read(path: &PathBuf) -> Result<Vec<u8>, String> {
 }
 
 fn write(path: &PathBuf, bytes: &[u8]) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    wavelane::output::write_atomic(path, bytes).map_err(|e| format!("cannot write: {e}"))
 }
 
 /// Runs `wavelane bpc`.

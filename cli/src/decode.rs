@@ -6,21 +6,25 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use indicatif::ProgressBar;
+
+use super::batch::Batch;
 use super::encode::{files_bar, output_path};
-use super::CliResult;
+use super::{CliError, CliResult};
 use wavelane_core::dwt::{level_size, Wavelet};
 
 use wavelane::backend::{Backend, BackendKind, Job};
 use wavelane::codec::file::{Container, ReadOptions};
 use wavelane::codec::header::Header;
 use wavelane::codec::progressive::{header_len_from_prefix, prefix_len};
-use wavelane::codec::{self, DecodeOptions};
+use wavelane::codec::{self, CodecError, DecodeOptions, FormatError};
 use wavelane::image_io;
+use wavelane::verify;
 
 /// Arguments of `wavelane decode`.
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
-    /// Input .wl files (a truncated file decodes to a lower-quality image).
+    /// Input .wl files.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Output image (.png, .pgm, .ppm, .pnm, .tif); with several inputs, a directory (PNG files).
@@ -37,6 +41,14 @@ pub struct DecodeArgs {
     /// threads (docs/perf/codec.md), else the CPU.
     #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
+    /// Decode what is there: a truncated file as the progressive prefix it
+    /// is (a lower-quality or smaller image), segments whose CRC fails left
+    /// out with the layers after them; a warning on stderr says what was lost.
+    #[arg(long)]
+    pub partial: bool,
+    /// Skip inputs whose output already exists (outputs are written atomically).
+    #[arg(long)]
+    pub skip_existing: bool,
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
@@ -100,42 +112,19 @@ pub fn run(args: DecodeArgs) -> CliResult {
     }
     let bar = files_bar(args.inputs.len(), args.json);
     let mut reports = Vec::new();
+    let mut batch = Batch::new(args.inputs.len());
     for input in &args.inputs {
         bar.set_message(input.display().to_string());
-        let (bytes, file_size) =
-            read_needed(input, args.reduce).map_err(|e| format!("{}: {e}", input.display()))?;
-        let backend = Backend::select_for(args.backend, decode_job(&bytes, args.reduce))?;
-        let decoded = codec::decode(&bytes, &options, &backend)
-            .map_err(|e| format!("{}: {e}", input.display()))?;
         let out = output_path(&args.output, input, many, "png");
-        image_io::save(&decoded.image, &out)?;
-        let r = &decoded.report;
-        let samples = decoded.image.samples() as f64;
-        if args.json {
-            reports.push(serde_json::json!({
-                "input": input, "output": out, "file_bytes": file_size, "bytes_read": bytes.len(),
-                "report": r, "megasamples_per_second": samples / r.seconds / 1e6,
-            }));
+        // Outputs are written atomically, so one under its final name is
+        // complete; it only has to read back as an image.
+        let result = if args.skip_existing && image_io::load(&out).is_ok() {
+            bar.suspend(|| eprintln!("{}: skipped, {} exists", input.display(), out.display()));
+            Ok(())
         } else {
-            bar.suspend(|| {
-                println!(
-                    "{} -> {}: {}x{}, {} of {} resolution(s), {} layer(s), read {} of {} bytes{}, {:.3} s ({:.1} MS/s) on {}",
-                    input.display(),
-                    out.display(),
-                    r.width,
-                    r.height,
-                    r.resolutions,
-                    r.resolutions + args.reduce as usize,
-                    r.layers,
-                    bytes.len(),
-                    file_size,
-                    if r.truncated { " (truncated file)" } else { "" },
-                    r.seconds,
-                    samples / r.seconds / 1e6,
-                    r.backend
-                );
-            });
-        }
+            decode_one(&args, &options, input, &out, &bar, &mut reports)
+        };
+        batch.record(input, result, |m| bar.suspend(|| eprintln!("{m}")));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -143,9 +132,112 @@ pub fn run(args: DecodeArgs) -> CliResult {
         let v = if many {
             serde_json::Value::Array(reports)
         } else {
-            reports.remove(0)
+            reports.pop().unwrap_or(serde_json::Value::Null)
         };
         println!("{}", serde_json::to_string_pretty(&v)?);
+    }
+    batch.finish()
+}
+
+/// A decode error, with the damaged segment's codeblocks named where the
+/// codec reports a segment CRC.
+fn explain(bytes: &[u8], e: CodecError) -> CliError {
+    if let CodecError::Format(FormatError::SegmentCrc {
+        resolution, layer, ..
+    }) = e
+    {
+        if let Ok(c) = Container::parse(bytes, ReadOptions::default()) {
+            // Segments are resolution-major, one per layer (empty included).
+            let k = resolution * c.index.layers + layer;
+            if k < c.segments.len() {
+                return format!(
+                    "{} (decode what is intact with --partial)",
+                    verify::damaged_segment(&c, k)
+                )
+                .into();
+            }
+        }
+    }
+    e.into()
+}
+
+/// Decodes one input to `out`, adding its report.
+fn decode_one(
+    args: &DecodeArgs,
+    options: &DecodeOptions,
+    input: &Path,
+    out: &Path,
+    bar: &ProgressBar,
+    reports: &mut Vec<serde_json::Value>,
+) -> CliResult {
+    let (bytes, file_size) = read_needed(input, args.reduce)?;
+    // A file shorter than its own header and index promise is an error
+    // unless --partial asks for the progressive prefix.
+    let expected = verify::wl_expected_len(&bytes).ok();
+    let cut = expected.filter(|&full| file_size < full);
+    if let (Some(full), false) = (cut, args.partial) {
+        return Err(format!(
+            "truncated: {file_size} of the {full} bytes its index promises \
+             (decode what is there with --partial)"
+        )
+        .into());
+    }
+    let backend = Backend::select_for(args.backend, decode_job(&bytes, args.reduce))?;
+    let (decoded, damaged) = if args.partial {
+        codec::decode_skipping_damaged(&bytes, options, &backend)?
+    } else {
+        let d = codec::decode(&bytes, options, &backend).map_err(|e| explain(&bytes, e))?;
+        (d, Vec::new())
+    };
+    if let Some(full) = cut {
+        bar.suspend(|| {
+            eprintln!(
+                "wavelane: warning: {}: truncated ({file_size} of {full} bytes), decoded the prefix",
+                input.display()
+            )
+        });
+    }
+    if !damaged.is_empty() {
+        let c = Container::parse(&bytes, ReadOptions::default())?;
+        bar.suspend(|| {
+            for &k in &damaged {
+                eprintln!(
+                    "wavelane: warning: {}: left out {}",
+                    input.display(),
+                    verify::damaged_segment(&c, k)
+                );
+            }
+        });
+    }
+    image_io::save(&decoded.image, out)?;
+    let r = &decoded.report;
+    let samples = decoded.image.samples() as f64;
+    if args.json {
+        reports.push(serde_json::json!({
+            "input": input, "output": out, "file_bytes": file_size, "bytes_read": bytes.len(),
+            "damaged_segments": damaged,
+            "report": r, "megasamples_per_second": samples / r.seconds / 1e6,
+        }));
+    } else {
+        bar.suspend(|| {
+            println!(
+                "{} -> {}: {}x{}, {} of {} resolution(s), {} layer(s), read {} of {} bytes{}{}, {:.3} s ({:.1} MS/s) on {}",
+                input.display(),
+                out.display(),
+                r.width,
+                r.height,
+                r.resolutions,
+                r.resolutions + args.reduce as usize,
+                r.layers,
+                bytes.len(),
+                file_size,
+                if cut.is_some() { " (truncated file)" } else { "" },
+                if damaged.is_empty() { String::new() } else { format!(" ({} damaged segment(s) left out)", damaged.len()) },
+                r.seconds,
+                samples / r.seconds / 1e6,
+                r.backend
+            );
+        });
     }
     Ok(())
 }

@@ -99,7 +99,7 @@ pub fn run(args: DemoArgs) -> CliResult {
             let decode_seconds = t.elapsed().as_secs_f64();
             let file = args.output.join(format!("{name}-{label}.wl"));
             let png = args.output.join(format!("{name}-{label}.png"));
-            std::fs::write(&file, &encoded.bytes)?;
+            wavelane::output::write_atomic(&file, &encoded.bytes)?;
             image_io::save(&decoded.image, &png)?;
             let psnr = codec::psnr(&image, &decoded.image).filter(|p| p.is_finite());
             runs.push(Run {
@@ -134,7 +134,10 @@ pub fn run(args: DemoArgs) -> CliResult {
         })
         .collect();
     let plot = args.output.join("rd.png");
-    rd_plot(&series).save(&plot)?;
+    // Encoded in memory, then written atomically like every output.
+    let mut png = std::io::Cursor::new(Vec::new());
+    rd_plot(&series).write_to(&mut png, image::ImageFormat::Png)?;
+    wavelane::output::write_atomic(&plot, png.get_ref())?;
     if args.json {
         let v = serde_json::json!({
             "image": { "width": image.width, "height": image.height, "components": image.components(),

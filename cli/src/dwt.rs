@@ -122,7 +122,7 @@ pub fn run(args: DwtArgs) -> CliResult {
         }
     };
     let elapsed = start.elapsed();
-    std::fs::write(&args.output, bytes).map_err(|e| format!("{}: {e}", args.output.display()))?;
+    wavelane::output::write_atomic(&args.output, &bytes)?;
     if let Some(png) = &args.png {
         write_view(png, &view, w, h, args.levels)?;
     }
@@ -237,8 +237,7 @@ fn inverse(args: &DwtArgs, backend: &Backend) -> CliResult {
         }
         _ => {
             let bytes: Vec<u8> = samples.iter().flat_map(|v| v.to_le_bytes()).collect();
-            std::fs::write(&args.output, bytes)
-                .map_err(|e| format!("{}: {e}", args.output.display()))?;
+            wavelane::output::write_atomic(&args.output, &bytes)?;
         }
     }
     if !args.json {

@@ -6,10 +6,14 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wavelane_core::dwt::Wavelet;
 
+use std::io::Write;
+
+use super::batch::Batch;
 use super::CliResult;
 use wavelane::backend::{Backend, BackendKind, Job};
 use wavelane::codec::{self, EncodeOptions, RateTarget, TableChoice};
 use wavelane::image_io;
+use wavelane::output::AtomicFile;
 
 /// The wavelet, on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -108,6 +112,9 @@ pub struct EncodeArgs {
     /// CPU threads (docs/perf/codec.md), else the CPU.
     #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
+    /// Skip inputs whose output exists and verifies cleanly (resume a killed batch).
+    #[arg(long)]
+    pub skip_existing: bool,
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
@@ -174,6 +181,12 @@ pub(crate) fn files_bar(n: usize, json: bool) -> ProgressBar {
     }
 }
 
+/// Whether `--skip-existing` may skip `out`: it exists and verifies
+/// cleanly (complete, every CRC right).
+fn complete_wl(out: &Path) -> bool {
+    wavelane::verify::verify_file(out).is_ok_and(|v| v.ok())
+}
+
 /// Runs `wavelane encode`.
 pub fn run(args: EncodeArgs) -> CliResult {
     let options = args.options();
@@ -183,65 +196,23 @@ pub fn run(args: EncodeArgs) -> CliResult {
     }
     let bar = files_bar(args.inputs.len(), args.json);
     let mut reports = Vec::new();
+    let mut batch = Batch::new(args.inputs.len());
     for input in &args.inputs {
         bar.set_message(input.display().to_string());
-        let mut image = image_io::load(input)?;
-        if let Some(b) = args.bit_depth {
-            image.bit_depth = b;
-        }
-        let job = Job::Encode {
-            samples: image.samples() as u64,
-            // Only single-layer lossless files are coded on the device.
-            lossless: options.target == RateTarget::Lossless && options.layers == 1,
-        };
-        let backend = Backend::select_for(args.backend, job)?;
-        // Encoding runs some forty parallel regions (stages, DWT levels);
-        // started from a pool thread, each is a push onto its queue, where
-        // from this thread each would be a hand-over to the pool and a
-        // sleep and wake-up of this thread.
-        let (width, height, components, bit_depth, samples) = (
-            image.width,
-            image.height,
-            image.components(),
-            image.bit_depth,
-            image.samples() as f64,
-        );
-        // The image is not needed afterwards: the encoder reuses its planes.
-        let (encoded, ()) = rayon::join(|| codec::encode_owned(image, &options, &backend), || ());
-        let encoded = encoded.map_err(|e| format!("{}: {e}", input.display()))?;
         let out = output_path(&args.output, input, many, "wl");
-        std::fs::write(&out, &encoded.bytes).map_err(|e| format!("{}: {e}", out.display()))?;
-        let r = &encoded.report;
-        if args.json {
-            reports.push(serde_json::json!({
-                "input": input, "output": out, "width": width, "height": height,
-                "components": components, "bit_depth": bit_depth,
-                "target": options.target, "report": r,
-                "megasamples_per_second": samples / r.seconds.total / 1e6,
-            }));
-        } else {
+        let result = if args.skip_existing && complete_wl(&out) {
             bar.suspend(|| {
-                let quality = match (r.measured_psnr, r.estimated_psnr) {
-                    (Some(p), _) => format!(", PSNR {p:.2} dB"),
-                    (None, Some(p)) => format!(", PSNR ~{p:.2} dB (model)"),
-                    _ => ", lossless".to_string(),
-                };
-                println!(
-                    "{} -> {}: {}x{}x{} {}-bit, {} bytes ({:.4} bpp){quality}, {:.3} s ({:.1} MS/s) on {}",
+                eprintln!(
+                    "{}: skipped, {} is complete",
                     input.display(),
-                    out.display(),
-                    width,
-                    height,
-                    components,
-                    bit_depth,
-                    r.bytes,
-                    r.bpp,
-                    r.seconds.total,
-                    samples / r.seconds.total / 1e6,
-                    r.backend
-                );
+                    out.display()
+                )
             });
-        }
+            Ok(())
+        } else {
+            encode_one(&args, &options, input, &out, &bar, &mut reports)
+        };
+        batch.record(input, result, |m| bar.suspend(|| eprintln!("{m}")));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -249,9 +220,82 @@ pub fn run(args: EncodeArgs) -> CliResult {
         let v = if many {
             serde_json::Value::Array(reports)
         } else {
-            reports.remove(0)
+            reports.pop().unwrap_or(serde_json::Value::Null)
         };
         println!("{}", serde_json::to_string_pretty(&v)?);
+    }
+    batch.finish()
+}
+
+/// Encodes one input to `out`, adding its report.
+fn encode_one(
+    args: &EncodeArgs,
+    options: &EncodeOptions,
+    input: &Path,
+    out: &Path,
+    bar: &ProgressBar,
+    reports: &mut Vec<serde_json::Value>,
+) -> CliResult {
+    // The output is opened first: an unwritable target fails before the
+    // encode is spent, and a killed run leaves only a temporary file
+    // (wavelane::output).
+    let mut file = AtomicFile::create(out)?;
+    let mut image = image_io::load(input)?;
+    if let Some(b) = args.bit_depth {
+        image.bit_depth = b;
+    }
+    let job = Job::Encode {
+        samples: image.samples() as u64,
+        // Only single-layer lossless files are coded on the device.
+        lossless: options.target == RateTarget::Lossless && options.layers == 1,
+    };
+    let backend = Backend::select_for(args.backend, job)?;
+    // Encoding runs some forty parallel regions (stages, DWT levels);
+    // started from a pool thread, each is a push onto its queue, where
+    // from this thread each would be a hand-over to the pool and a
+    // sleep and wake-up of this thread.
+    let (width, height, components, bit_depth, samples) = (
+        image.width,
+        image.height,
+        image.components(),
+        image.bit_depth,
+        image.samples() as f64,
+    );
+    // The image is not needed afterwards: the encoder reuses its planes.
+    let (encoded, ()) = rayon::join(|| codec::encode_owned(image, options, &backend), || ());
+    let encoded = encoded?;
+    file.write_all(&encoded.bytes)?;
+    file.commit()?;
+    let r = &encoded.report;
+    if args.json {
+        reports.push(serde_json::json!({
+            "input": input, "output": out, "width": width, "height": height,
+            "components": components, "bit_depth": bit_depth,
+            "target": options.target, "report": r,
+            "megasamples_per_second": samples / r.seconds.total / 1e6,
+        }));
+    } else {
+        bar.suspend(|| {
+            let quality = match (r.measured_psnr, r.estimated_psnr) {
+                (Some(p), _) => format!(", PSNR {p:.2} dB"),
+                (None, Some(p)) => format!(", PSNR ~{p:.2} dB (model)"),
+                _ => ", lossless".to_string(),
+            };
+            println!(
+                "{} -> {}: {}x{}x{} {}-bit, {} bytes ({:.4} bpp){quality}, {:.3} s ({:.1} MS/s) on {}",
+                input.display(),
+                out.display(),
+                width,
+                height,
+                components,
+                bit_depth,
+                r.bytes,
+                r.bpp,
+                r.seconds.total,
+                samples / r.seconds.total / 1e6,
+                r.backend
+            );
+        });
     }
     Ok(())
 }

@@ -65,13 +65,13 @@ pub fn run(args: H264Args) -> CliResult {
     let encoded = encode_sequence(&input.frames, &opts, entropy.as_ref(), &|| bar.inc(1))?;
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    std::fs::write(&args.output, &encoded.stream)?;
+    wavelane::output::write_atomic(&args.output, &encoded.stream)?;
     if let Some(path) = &args.recon {
         let mut yuv = Vec::new();
         for p in &encoded.recon {
             p.write_i420(&mut yuv);
         }
-        std::fs::write(path, yuv)?;
+        wavelane::output::write_atomic(path, &yuv)?;
     }
     let first = &encoded.recon[0];
     if args.json {

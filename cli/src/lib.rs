@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod batch;
 mod bench;
 mod bench_cavlc;
 mod bench_dwt;
@@ -19,6 +20,7 @@ mod h264;
 mod info;
 mod plot;
 mod train_lut;
+mod verify;
 mod vle;
 
 /// Errors returned by subcommands; `main` prints the whole cause chain.
@@ -26,6 +28,8 @@ pub type CliError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
+
+pub use batch::{BatchFailed, EXIT_BATCH_FAILED};
 
 /// wavelane: wavelet image coding and GPU-friendly entropy coding.
 #[derive(Debug, Parser)]
@@ -45,7 +49,7 @@ pub enum Command {
     H264(h264::H264Args),
     /// Encode images as .wl files (lossless, --bpp or --psnr; DWT + BPC-PaCo + PCRD-Opt).
     Encode(encode::EncodeArgs),
-    /// Decode .wl files (or truncated prefixes) to PNG/PGM/PPM/TIFF, optionally --reduce'd.
+    /// Decode .wl files to PNG/PGM/PPM/TIFF, optionally --reduce'd (--partial: truncated or damaged files).
     Decode(decode::DecodeArgs),
     /// Describe a .wl file: parameters, sizes per resolution and layer, CRC status.
     Info(info::InfoArgs),
@@ -61,6 +65,8 @@ pub enum Command {
     Dwt(dwt::DwtArgs),
     /// Huffman-compress any file to .wlv, or decompress one (CPU or GPU).
     Vle(vle::VleArgs),
+    /// Check .wl and .wlv files (structure, completeness, every CRC) without decoding the image.
+    Verify(verify::VerifyArgs),
 }
 
 /// Runs a parsed command line.
@@ -77,5 +83,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Bench(args) => bench::run(args),
         Command::Dwt(args) => dwt::run(args),
         Command::Vle(args) => vle::run(args),
+        Command::Verify(args) => verify::run(args),
     }
 }

@@ -19,6 +19,13 @@ fn main() -> ExitCode {
     match wavelane_cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
+            // A batch whose failures were reported file by file as they
+            // happened: one summary line and its own exit code (README,
+            // "Exit codes").
+            if let Some(b) = err.downcast_ref::<wavelane_cli::BatchFailed>() {
+                eprintln!("wavelane: {b}");
+                return ExitCode::from(wavelane_cli::EXIT_BATCH_FAILED);
+            }
             let mut printed = err.to_string();
             eprintln!("wavelane: error: {printed}");
             // Causes that a message above already quotes (errors that show

@@ -119,8 +119,8 @@ pub fn run(args: TrainLutArgs) -> CliResult {
     }
     bar.finish_and_clear();
     let tables = trainer.tables();
-    std::fs::write(&args.output, lut_json::tables_to_json(&tables))
-        .map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
+    wavelane::output::write_atomic(&args.output, lut_json::tables_to_json(&tables).as_bytes())
+        .map_err(|e| format!("cannot write: {e}"))?;
     eprintln!(
         "wavelane: trained {}-pass tables on {} symbols from {} inputs -> {}",
         args.passes,

@@ -159,7 +159,7 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    wavelane::output::write_atomic(path, bytes).map_err(|e| format!("cannot write: {e}"))
 }
 
 fn spinner(json: bool, message: String) -> ProgressBar {

@@ -13,5 +13,7 @@ pub mod codec;
 pub mod dwt;
 pub mod h264;
 pub mod image_io;
+pub mod output;
 pub mod shaders;
+pub mod verify;
 pub mod vle;

@@ -67,13 +67,48 @@ pub fn decode(
     options: &DecodeOptions,
     backend: &Backend,
 ) -> Result<Decoded, CodecError> {
+    decode_inner(bytes, options, backend, false).map(|(d, _)| d)
+}
+
+/// Like [`decode`], but a data segment whose CRC fails is left out instead
+/// of failing the decode: its resolution is decoded through the layers
+/// before it (a layer continues the codewords of the one below, so the
+/// later layers of that resolution go too). Returns the indices (into
+/// [`Container::segments`]) of the segments left out; `wavelane decode
+/// --partial` reports them.
+pub fn decode_skipping_damaged(
+    bytes: &[u8],
+    options: &DecodeOptions,
+    backend: &Backend,
+) -> Result<(Decoded, Vec<usize>), CodecError> {
+    decode_inner(bytes, options, backend, true)
+}
+
+fn decode_inner(
+    bytes: &[u8],
+    options: &DecodeOptions,
+    backend: &Backend,
+    skip_damaged: bool,
+) -> Result<(Decoded, Vec<usize>), CodecError> {
     let start = Instant::now();
     let c = Container::parse(bytes, options.read)?;
     let sel = progressive::select(&c, options.reduce, options.layers)?;
+    let mut damaged = Vec::new();
+    // Layers decoded per resolution: fewer where a segment is damaged.
+    let mut layers_of = vec![sel.layers; sel.resolutions];
     if options.read.check_crc {
         for (k, s) in c.segments.iter().enumerate() {
             if s.len > 0 && s.resolution < sel.resolutions && s.layer < sel.layers {
-                c.check_segment(k)?;
+                match c.check_segment(k) {
+                    Err(super::FormatError::SegmentCrc { .. }) if skip_damaged => {
+                        damaged.push(k);
+                        let l = &mut layers_of[s.resolution];
+                        *l = (*l).min(s.layer);
+                    }
+                    other => {
+                        other?;
+                    }
+                }
             }
         }
     }
@@ -90,7 +125,8 @@ pub fn decode(
         codewords: Vec::new(),
     };
     for i in 0..sel.blocks {
-        encoded.codewords.extend(c.block_codewords(i, sel.layers));
+        let layers = layers_of[c.blocks[i].resolution as usize];
+        encoded.codewords.extend(c.block_codewords(i, layers));
         encoded.offsets.push(encoded.codewords.len());
     }
     let (indices, summaries) =
@@ -138,7 +174,7 @@ pub fn decode(
         bytes_used: progressive::bytes_used(&c, &sel),
         seconds: start.elapsed().as_secs_f64(),
     };
-    Ok(Decoded { image, report })
+    Ok((Decoded { image, report }, damaged))
 }
 
 /// Whether a block's decode got into bitplane 0.

@@ -47,7 +47,7 @@ pub mod rate;
 pub mod tables;
 mod transform;
 
-pub use decode::{decode, DecodeOptions, DecodeReport, Decoded};
+pub use decode::{decode, decode_skipping_damaged, DecodeOptions, DecodeReport, Decoded};
 pub use encode::{
     encode, encode_owned, EncodeOptions, EncodeReport, Encoded, RateTarget, TableChoice,
     LOSSLESS_CODEBLOCK_HEIGHT, LOSSY_CODEBLOCK_HEIGHT,

@@ -250,7 +250,9 @@ pub fn save(image: &Image, path: &Path) -> Result<(), ImageIoError> {
         ))
     })?;
     let bytes = encode_bytes(image, format)?;
-    std::fs::write(path, bytes).map_err(|source| ImageIoError::Io {
+    // Atomic: a failed or killed write never leaves a partial image under
+    // the final name (crate::output).
+    crate::output::write_atomic(path, &bytes).map_err(|source| ImageIoError::Io {
         path: path.display().to_string(),
         source,
     })

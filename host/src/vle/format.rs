@@ -113,6 +113,11 @@ impl<'a> VleFile<'a> {
         // Every symbol takes at least one bit, so `original_len <= data_bits`,
         // and the data must fit in the file: this bounds every allocation.
         let rest = &file[HEADER_BYTES + table_len..];
+        // A cut file is told apart from an inconsistent header, so that
+        // `wavelane vle decompress` and `verify` say "truncated".
+        if original_len <= data_bits && data_bits > rest.len() as u64 * 8 {
+            return Err(truncated("data"));
+        }
         if data_bits > rest.len() as u64 * 8 || original_len > data_bits {
             return Err(VleCodecError::Malformed(
                 "original length and data length do not fit the file",

@@ -1,0 +1,235 @@
+//! Integrity checks of `.wl` and `.wlv` files without decoding the image
+//! (`wavelane verify`; docs/format.md, "Checking files").
+//!
+//! A `.wl` file is checked as the decoder's own parser sees it
+//! ([`Container::parse`]: every header field, the header CRC, the
+//! codeblock index), then for completeness (the bytes its index promises)
+//! and every data segment's CRC-32. No codeword is decoded, so the cost is
+//! reading the bytes and one CRC pass over them. A `.wlv` file records
+//! only the CRC-32 of the original data, so checking it means Huffman
+//! decoding it on the CPU ([`vle::decompress`]); its parser checks the
+//! structure and completeness first.
+
+use std::fmt;
+use std::path::Path;
+
+use crate::backend::Backend;
+use crate::codec::file::{Container, ReadOptions};
+use crate::codec::format::{FormatError, MAGIC as WL_MAGIC};
+use crate::vle::{self, format::MAGIC as WLV_MAGIC};
+
+/// The file kinds `verify` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A `.wl` image file.
+    Wl,
+    /// A `.wlv` VLE file.
+    Wlv,
+    /// Neither magic matched (or the file is shorter than a magic).
+    Unknown,
+}
+
+/// A data segment of a `.wl` file whose CRC-32 does not match its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DamagedSegment {
+    /// Index of the segment in file order ([`Container::segments`]).
+    pub segment: usize,
+    /// Its resolution (0 = LL).
+    pub resolution: usize,
+    /// Its quality layer.
+    pub layer: usize,
+    /// Offset of its first byte.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u64,
+    /// The first and last codeblock (file order) with codewords in it: a
+    /// segment CRC cannot tell which of them holds the changed byte.
+    pub codeblocks: (usize, usize),
+}
+
+impl fmt::Display for DamagedSegment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (a, b) = self.codeblocks;
+        write!(
+            f,
+            "segment {} (resolution {}, layer {}, bytes {}..{}, codeblocks {a}..={b}): CRC mismatch",
+            self.segment,
+            self.resolution,
+            self.layer,
+            self.offset,
+            self.offset + self.len
+        )
+    }
+}
+
+/// What [`verify_bytes`] found.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Verified {
+    /// The kind of file, by its magic.
+    pub kind: Kind,
+    /// Bytes present.
+    pub bytes: u64,
+    /// Bytes the file's own header and index promise (`None` where its
+    /// structure could not be read that far).
+    pub expected_bytes: Option<u64>,
+    /// Segments whose CRC fails (`.wl` only).
+    pub damaged: Vec<DamagedSegment>,
+    /// Everything wrong, one message each; empty for a good file.
+    pub problems: Vec<String>,
+}
+
+impl Verified {
+    /// True when nothing is wrong.
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Describes segment `k` of a parsed file as damaged.
+pub fn damaged_segment(c: &Container<'_>, k: usize) -> DamagedSegment {
+    let s = c.segments[k];
+    let layers = c.index.layers;
+    let has_data = |i: usize| {
+        c.blocks[i].resolution as usize == s.resolution && c.index.counts[i * layers + s.layer] > 0
+    };
+    let first = (0..c.blocks.len()).find(|&i| has_data(i)).unwrap_or(0);
+    let last = (0..c.blocks.len()).rfind(|&i| has_data(i)).unwrap_or(first);
+    DamagedSegment {
+        segment: k,
+        resolution: s.resolution,
+        layer: s.layer,
+        offset: s.offset,
+        len: s.len,
+        codeblocks: (first, last),
+    }
+}
+
+/// The complete length of a `.wl` file from its main header, or why it
+/// cannot be read (`wavelane decode` uses it to tell truncation).
+pub fn wl_expected_len(bytes: &[u8]) -> Result<u64, FormatError> {
+    Container::parse(bytes, ReadOptions::default()).map(|c| c.full_len)
+}
+
+fn verify_wl(bytes: &[u8], v: &mut Verified) {
+    // Trailing data after a complete file is reported by the parser; a
+    // cut file parses as the prefix it is.
+    let c = match Container::parse(bytes, ReadOptions::default()) {
+        Ok(c) => c,
+        Err(e) => {
+            v.problems.push(e.to_string());
+            return;
+        }
+    };
+    v.expected_bytes = Some(c.full_len);
+    if !c.is_complete() {
+        v.problems.push(format!(
+            "truncated: {} of the {} bytes its index promises",
+            bytes.len(),
+            c.full_len
+        ));
+    }
+    for (k, s) in c.segments.iter().enumerate() {
+        if s.len == 0 {
+            continue;
+        }
+        match c.check_segment(k) {
+            Ok(_) => {}
+            Err(FormatError::SegmentCrc { .. }) => {
+                let d = damaged_segment(&c, k);
+                v.problems.push(d.to_string());
+                v.damaged.push(d);
+            }
+            Err(e) => v.problems.push(e.to_string()),
+        }
+    }
+}
+
+fn verify_wlv(bytes: &[u8], v: &mut Verified) {
+    match vle::format::VleFile::parse(bytes) {
+        Ok(f) => v.expected_bytes = Some(f.byte_len() as u64),
+        Err(e) => {
+            v.problems.push(e.to_string());
+            return;
+        }
+    }
+    if let Err(e) = vle::decompress(bytes, &Backend::Cpu) {
+        v.problems.push(e.to_string());
+    }
+}
+
+/// Checks the bytes of one file.
+pub fn verify_bytes(bytes: &[u8]) -> Verified {
+    let kind = if bytes.starts_with(&WL_MAGIC) {
+        Kind::Wl
+    } else if bytes.starts_with(&WLV_MAGIC) {
+        Kind::Wlv
+    } else {
+        Kind::Unknown
+    };
+    let mut v = Verified {
+        kind,
+        bytes: bytes.len() as u64,
+        expected_bytes: None,
+        damaged: Vec::new(),
+        problems: Vec::new(),
+    };
+    match kind {
+        Kind::Wl => verify_wl(bytes, &mut v),
+        Kind::Wlv => verify_wlv(bytes, &mut v),
+        Kind::Unknown => v
+            .problems
+            .push("not a wavelane file (neither the .wl nor the .wlv magic)".into()),
+    }
+    v
+}
+
+/// Reads and checks one file.
+pub fn verify_file(path: &Path) -> std::io::Result<Verified> {
+    Ok(verify_bytes(&std::fs::read(path)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{self, EncodeOptions, Image};
+
+    fn sample_wl() -> Vec<u8> {
+        let (w, h) = (96, 80);
+        let plane: Vec<i32> = (0..w * h)
+            .map(|i| ((i % w) * 3 + (i / w) * 5) as i32 % 256)
+            .collect();
+        let image = Image {
+            width: w,
+            height: h,
+            bit_depth: 8,
+            signed: false,
+            planes: vec![plane],
+        };
+        let opts = EncodeOptions {
+            levels: Some(2),
+            layers: 2,
+            ..EncodeOptions::default()
+        };
+        codec::encode(&image, &opts, &Backend::Cpu).unwrap().bytes
+    }
+
+    #[test]
+    fn good_cut_and_damaged_wl_files() {
+        let bytes = sample_wl();
+        let good = verify_bytes(&bytes);
+        assert!(good.ok(), "{:?}", good.problems);
+        assert_eq!(good.expected_bytes, Some(bytes.len() as u64));
+        let cut = verify_bytes(&bytes[..bytes.len() - 1]);
+        assert!(!cut.ok() && cut.problems[0].starts_with("truncated"));
+        let c = Container::parse(&bytes, ReadOptions::default()).unwrap();
+        let k = c.segments.iter().rposition(|s| s.len > 0).unwrap();
+        let mut bad = bytes.clone();
+        bad[c.segments[k].offset as usize] ^= 1;
+        let v = verify_bytes(&bad);
+        assert_eq!(v.damaged.len(), 1);
+        assert_eq!(v.damaged[0].segment, k);
+        assert!(v.problems[0].contains("codeblocks"), "{}", v.problems[0]);
+        assert_eq!(verify_bytes(b"hello").kind, Kind::Unknown);
+    }
+}
