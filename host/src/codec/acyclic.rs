@@ -59,17 +59,6 @@ fn tree(text: &str, stem: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     let mut text = text.trim_start();
     let depth = stem.len();
     loop {
-        let end = text
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(text.len());
-        if end > 0 {
-            stem.push(text[..end].to_string());
-        }
-        text = &text[end..];
-        match text.strip_prefix("::") {
-            Some(after) => text = after,
-            None => break,
-        }
         if let Some(group) = text.strip_prefix('{') {
             // Items at the top level of the group.
             let (mut level, mut start) = (0, 0);
@@ -90,6 +79,17 @@ fn tree(text: &str, stem: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
             }
             stem.truncate(depth);
             return;
+        }
+        let end = text
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(text.len());
+        if end > 0 {
+            stem.push(text[..end].to_string());
+        }
+        text = &text[end..];
+        match text.strip_prefix("::") {
+            Some(after) => text = after,
+            None => break,
         }
     }
     // `super::*` and `super::Item` name the module itself.
@@ -240,10 +240,16 @@ fn the_codec_modules_import_each_other_without_cycles() {
 fn cycles_are_found_through_groups_nested_modules_and_the_root() {
     let file = |m: &str, s: &str| (m.to_string(), s.to_string());
     let acyclic = [
-        file("", "pub use encode::encode;\nmod encode;\nmod header;\nmod stages;"),
+        file(
+            "",
+            "pub use encode::encode;\nmod encode;\nmod header;\nmod stages;",
+        ),
         file("encode", "use super::{header::Header, stages::dwt};"),
         file("header", "use super::presets;"),
-        file("presets", "// use super::encode; (a comment)\nconst A: u8 = 0;"),
+        file(
+            "presets",
+            "// use super::encode; (a comment)\nconst A: u8 = 0;",
+        ),
         file("stages", "pub(crate) mod dwt;"),
         file("stages::dwt", "use crate::codec::header::Header;"),
     ];

@@ -41,8 +41,7 @@ pub fn decode(
         summaries: &summaries,
     };
     let coefficients = stages::quantize::dequantize(backend, hd, &decodable, indices, w, h);
-    let mut planes =
-        stages::dwt::inverse_reduced(backend, coefficients, w, h, hd, options.reduce)?;
+    let mut planes = stages::dwt::inverse_reduced(backend, coefficients, w, h, hd, options.reduce)?;
     stages::colour::inverse(backend, &mut planes, hd);
     let image = Image {
         width: w,

@@ -83,7 +83,15 @@ fn encode_image(
     seconds.quantize += t.elapsed().as_secs_f64();
 
     let t = Instant::now();
-    let coding = code(header, &blocks, batch, &shifts, real.as_deref(), options, backend)?;
+    let coding = code(
+        header,
+        &blocks,
+        batch,
+        &shifts,
+        real.as_deref(),
+        options,
+        backend,
+    )?;
     seconds.entropy = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
@@ -273,7 +281,12 @@ fn code(
         && !coding.header.block_shifts
         && matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_));
     if fit_lossy {
-        let Coding { header, coded, points, .. } = &coding;
+        let Coding {
+            header,
+            coded,
+            points,
+            ..
+        } = &coding;
         let first = table_fit::first_allocation(header, coded, points, options.target)?;
         let fit = table_fit::truncation_fit(
             header,
@@ -357,10 +370,11 @@ fn rate_and_pack(
         }
         RateTarget::Psnr(p) => {
             let image = image.expect("a PSNR target keeps the image");
-            let (bytes, alloc, measured) = psnr_search::search(image, p, noise, backend, |limit| {
-                let alloc = control.allocate(backend, LayerTarget::Distortion(limit));
-                Ok((pack(&alloc)?, alloc))
-            })?;
+            let (bytes, alloc, measured) =
+                psnr_search::search(image, p, noise, backend, |limit| {
+                    let alloc = control.allocate(backend, LayerTarget::Distortion(limit));
+                    Ok((pack(&alloc)?, alloc))
+                })?;
             return Ok(Rated {
                 bytes,
                 alloc,

@@ -141,4 +141,3 @@ pub struct DecodeOptions {
     /// Memory budget and CRC checking.
     pub read: ReadOptions,
 }
-

@@ -29,12 +29,8 @@ pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError>
     let opt = |e: OptionsError| Err(CodecError::Options(e));
     let lossless = o.target == RateTarget::Lossless;
     match o.target {
-        RateTarget::Bpp(b) if !(b > 0.0 && b.is_finite()) => {
-            return opt(OptionsError::Bpp(b))
-        }
-        RateTarget::Psnr(p) if !(p > 0.0 && p.is_finite()) => {
-            return opt(OptionsError::Psnr(p))
-        }
+        RateTarget::Bpp(b) if !(b > 0.0 && b.is_finite()) => return opt(OptionsError::Bpp(b)),
+        RateTarget::Psnr(p) if !(p > 0.0 && p.is_finite()) => return opt(OptionsError::Psnr(p)),
         _ => {}
     }
     let wavelet = o.wavelet.unwrap_or(if lossless {
@@ -72,9 +68,7 @@ pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError>
     }
     let integer_exact = wavelet == Wavelet::Cdf53;
     let fraction_bits = match o.fraction_bits {
-        Some(f) if integer_exact && f > 0 => {
-            return opt(OptionsError::FractionBitsOn53)
-        }
+        Some(f) if integer_exact && f > 0 => return opt(OptionsError::FractionBitsOn53),
         Some(f) if f > MAX_FRACTION_BITS => return opt(OptionsError::FractionBits(f)),
         Some(f) => f,
         None if integer_exact => 0,
@@ -113,9 +107,7 @@ pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError>
     }
     let row_offset = match (o.table_row_offset, &o.tables) {
         (None, _) => presets::row_offset(image.bit_depth, wavelet, base),
-        (Some(_), TableChoice::Custom(_)) => {
-            return opt(OptionsError::RowOffsetWithoutPreset)
-        }
+        (Some(_), TableChoice::Custom(_)) => return opt(OptionsError::RowOffsetWithoutPreset),
         (Some(k), _) if k.unsigned_abs() > presets::MAX_ROW_OFFSET as u8 => {
             return opt(OptionsError::RowOffset(k))
         }
@@ -131,9 +123,7 @@ pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError>
             Some(t) => t,
             None => return opt(OptionsError::Preset(*id)),
         },
-        TableChoice::Custom(t) if t.mode() != mode => {
-            return opt(OptionsError::TableMode)
-        }
+        TableChoice::Custom(t) if t.mode() != mode => return opt(OptionsError::TableMode),
         TableChoice::Custom(t) => Tables::Embedded(t.clone()),
     };
     let header = Header {
@@ -170,7 +160,11 @@ mod tests {
     fn contradicting_options_are_typed_errors() {
         let image = Image::from_fn(20, 20, 1, 8, |x, _, _| x as i32);
         let cases = [
-            (EncodeOptions::bpp(0.0), OptionsError::Bpp(0.0), "--bpp 0 must be > 0"),
+            (
+                EncodeOptions::bpp(0.0),
+                OptionsError::Bpp(0.0),
+                "--bpp 0 must be > 0",
+            ),
             (
                 EncodeOptions {
                     wavelet: Some(Wavelet::Fixed97),

@@ -8,9 +8,9 @@
 
 use wavelane_core::dwt::level_size;
 
+use super::error::{CodecError, OptionsError};
 use super::file::Container;
 use super::format::FormatError;
-use super::error::{CodecError, OptionsError};
 
 /// What a decode covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -85,4 +85,3 @@ pub struct Decoded {
     /// What happened.
     pub report: DecodeReport,
 }
-

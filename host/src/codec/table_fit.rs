@@ -182,12 +182,7 @@ pub(crate) fn truncation_fit(
         .collect();
     let mut trainer = Trainer::new(header.mode());
     trainer.add_batch_selected(batch, &which)?;
-    let fitted = fitted(
-        &header.tables,
-        &trainer,
-        fixed_offset,
-        &[1.0; GROUPS],
-    );
+    let fitted = fitted(&header.tables, &trainer, fixed_offset, &[1.0; GROUPS]);
     Ok((fitted != header.tables).then_some(fitted))
 }
 

@@ -26,8 +26,8 @@ pub use super::table_fit::{fitted, lossless_fit_sample};
 /// quantization and codeblocks; the rate target only picks the lossless or
 /// lossy path).
 pub fn train(images: &[Image], options: &EncodeOptions) -> Result<ProbabilityTables, CodecError> {
-    let mode = Mode::from_passes(options.passes)
-        .ok_or(OptionsError::TrainingPasses(options.passes))?;
+    let mode =
+        Mode::from_passes(options.passes).ok_or(OptionsError::TrainingPasses(options.passes))?;
     let mut trainer = Trainer::new(mode);
     for image in images {
         trainer.add_batch(&training_batch(image, options)?)?;
@@ -58,4 +58,3 @@ pub fn to_bytes(tables: &ProbabilityTables) -> Vec<u8> {
     write_tables(tables, &mut out);
     out
 }
-

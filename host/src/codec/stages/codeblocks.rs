@@ -61,11 +61,7 @@ fn descriptors(
 }
 
 /// The batch of all blocks over the full-size index planes.
-fn batch(
-    header: &Header,
-    blocks: &[BlockGeometry],
-    indices: Vec<i32>,
-) -> CodeblockBatch {
+fn batch(header: &Header, blocks: &[BlockGeometry], indices: Vec<i32>) -> CodeblockBatch {
     let (w, h) = (header.width as usize, header.height as usize);
     CodeblockBatch {
         coefficients: indices,

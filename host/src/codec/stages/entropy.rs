@@ -8,9 +8,7 @@
 //! a block is then the stream of the unshifted block cut after bitplane
 //! `s` (up to the final flush of the lanes' open codewords).
 
-use wavelane_core::bpc::{
-    Decoded, GroupTables, PassRecord, ProbabilityTables, TABLE_BITPLANES,
-};
+use wavelane_core::bpc::{Decoded, GroupTables, PassRecord, ProbabilityTables, TABLE_BITPLANES};
 
 use crate::backend::Backend;
 use crate::bpc::cpu::CutDecreases;
@@ -229,8 +227,13 @@ fn decode_batch(
         Backend::Cpu => cpu::decode(like, encoded, tables, None, cpu::CoreForm::Sequential)?,
         #[cfg(feature = "gpu")]
         Backend::Gpu(g) => {
-            let (values, decoded, _) =
-                crate::bpc::gpu::decode(g, like, encoded, tables, wavelane_core::bpc::DecodeLimits::ALL)?;
+            let (values, decoded, _) = crate::bpc::gpu::decode(
+                g,
+                like,
+                encoded,
+                tables,
+                wavelane_core::bpc::DecodeLimits::ALL,
+            )?;
             (values, decoded)
         }
     })

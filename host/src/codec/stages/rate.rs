@@ -34,7 +34,12 @@ impl RateControl<'_> {
     }
 
     fn host_allocate(&self, last: LayerTarget) -> Allocation {
-        allocate(self.passes, &self.layer_targets(last), self.model, self.total)
+        allocate(
+            self.passes,
+            &self.layer_targets(last),
+            self.model,
+            self.total,
+        )
     }
 
     /// One target per layer, the last one `last`, each before it half the
