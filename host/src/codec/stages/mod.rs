@@ -2,9 +2,10 @@
 //! order. Each stage has one entry point per direction that takes the
 //! [`Backend`](crate::backend::Backend) and dispatches on it: the CPU arm
 //! runs the host implementation, the GPU arm (compiled with the `gpu`
-//! feature) the device one where a shader exists (the DWT, and BPC-PaCo
-//! coding where rate control needs no per-pass records) and the host
-//! implementation where none does yet (docs/codec.md, "Backends").
+//! feature) the device one where a shader exists (the DWT both ways,
+//! BPC-PaCo decoding, and BPC-PaCo encoding where rate control needs no
+//! per-pass records) and the host implementation where none does yet
+//! (docs/codec.md, "Backends").
 //!
 //! The stages pass plain host data between them (planes, coefficients,
 //! codeblock batches, coded blocks). Keeping data on the device from one
