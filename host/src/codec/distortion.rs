@@ -20,8 +20,8 @@ use wavelane_core::bpc::{reconstruct_magnitude, PassKind, PassRecord};
 
 use super::codeblocks::BlockGeometry;
 use super::header::Header;
+use super::planes::Coefficients;
 use super::quant;
-use super::transform::Coefficients;
 use crate::bpc::CodeblockBatch;
 
 /// One block's real-valued decreases per bitplane (in squared steps of

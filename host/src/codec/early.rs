@@ -1,8 +1,8 @@
 //! Early termination: skip coding the low bitplanes that rate control
 //! would drop anyway (docs/codec.md, "Early termination").
 //!
-//! Seed 003's slope-byte (PSB) method learns, while coding, how many bytes
-//! each rate-distortion slope costs and stops blocks whose slope falls below
+//! A slope-byte (PSB) early stop learns, while coding, how many bytes each
+//! rate-distortion slope costs and stops blocks whose slope falls below
 //! the threshold the byte target implies. BPC-PaCo codes a whole codeblock
 //! in one call, so here the statistics come first:
 //!
@@ -28,11 +28,11 @@ use rayon::prelude::*;
 use wavelane_core::bpc::reconstruct_magnitude;
 
 use super::codeblocks::BlockGeometry;
-use super::encode::block_weight;
-use super::entropy;
+use super::error::CodecError;
 use super::header::Header;
 use super::rate::{allocate, BlockPasses, LayerTarget, SizeModel};
-use super::CodecError;
+use super::stages::entropy;
+use super::weights::block_weight;
 use crate::backend::Backend;
 use crate::bpc::CodeblockBatch;
 

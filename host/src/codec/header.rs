@@ -8,6 +8,7 @@ use wavelane_core::dwt::{max_levels, Wavelet};
 
 use super::adapt;
 use super::format::*;
+use super::presets;
 
 const PRESET_RULE: &str = "preset id 0, 3 or 4, 254 (adjusted preset) or 255 (embedded)";
 const ROW_OFFSET_RULE: &str = "-14..=14 as a signed byte";
@@ -51,7 +52,7 @@ impl QuantStep {
 /// Which probability tables the codeblocks were coded with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tables {
-    /// A built-in preset (see [`super::tables`]) with its rows moved by
+    /// A built-in preset (see [`super::presets`]) with its rows moved by
     /// `row_offset` bitplanes.
     Preset {
         /// Preset id.
@@ -78,13 +79,13 @@ pub enum Tables {
 impl Tables {
     /// Preset `id` of `mode` with its rows moved by `row_offset`, or `None`
     /// for an unknown id or an offset beyond
-    /// [`MAX_ROW_OFFSET`](super::tables::MAX_ROW_OFFSET).
+    /// [`MAX_ROW_OFFSET`](super::presets::MAX_ROW_OFFSET).
     pub fn preset(id: u8, mode: Mode, row_offset: i8) -> Option<Tables> {
-        let max = super::tables::MAX_ROW_OFFSET;
+        let max = presets::MAX_ROW_OFFSET;
         if !(-max..=max).contains(&row_offset) {
             return None;
         }
-        let preset = super::tables::preset(id, mode)?;
+        let preset = presets::preset(id, mode)?;
         Some(Tables::Preset {
             id,
             row_offset,
@@ -104,7 +105,7 @@ impl Tables {
     /// `"natural-lossy"`), `"adjusted"` or `"embedded"`.
     pub fn name(&self) -> &'static str {
         match self {
-            Tables::Preset { id, .. } => super::tables::preset_name(*id),
+            Tables::Preset { id, .. } => presets::preset_name(*id),
             Tables::Adjusted { .. } => "adjusted",
             Tables::Embedded(_) => "embedded",
         }
@@ -242,10 +243,10 @@ impl Header {
             check_field(
                 "tables",
                 id as u64,
-                super::tables::preset(id, self.mode()).is_some(),
+                presets::preset(id, self.mode()).is_some(),
                 PRESET_RULE,
             )?;
-            let max = super::tables::MAX_ROW_OFFSET;
+            let max = presets::MAX_ROW_OFFSET;
             check_field(
                 "table_row_offset",
                 row_offset as u8 as u64,
@@ -382,7 +383,7 @@ impl Header {
         let row_offset = if version == 1 {
             // Version 1 knew preset 0 only, and this byte was reserved.
             check_field("reserved", last as u64, last == 0, "must be 0")?;
-            let ok = table_code == super::tables::PRESET_REFERENCE || table_code == TABLES_EMBEDDED;
+            let ok = table_code == presets::PRESET_REFERENCE || table_code == TABLES_EMBEDDED;
             let rule = "preset id 0 or 255 (embedded) in version 1";
             check_field("tables", table_code as u64, ok, rule)?;
             0
@@ -397,7 +398,7 @@ impl Header {
             // The base preset and the changes follow the steps.
             None
         } else {
-            let known = super::tables::preset(table_code, mode).is_some();
+            let known = presets::preset(table_code, mode).is_some();
             check_field("tables", table_code as u64, known, PRESET_RULE)?;
             let bad_offset = FormatError::BadField {
                 field: "table_row_offset",
@@ -456,7 +457,7 @@ fn read_adjusted(
     offset_byte: u8,
 ) -> Result<Tables, FormatError> {
     let [base] = r.array::<1>()?;
-    let known = base != TABLES_ADJUSTED && super::tables::preset(base, mode).is_some();
+    let known = base != TABLES_ADJUSTED && presets::preset(base, mode).is_some();
     check_field("tables", base as u64, known, PRESET_RULE)?;
     let base_tables = Tables::preset(base, mode, row_offset).ok_or(FormatError::BadField {
         field: "table_row_offset",

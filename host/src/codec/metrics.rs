@@ -1,6 +1,6 @@
 //! Image quality metrics.
 
-use super::Image;
+use super::image::Image;
 
 /// Mean squared error over every sample of every component; `None` when
 /// the images differ in size or component count.

@@ -1,32 +1,27 @@
-//! Rate-distortion points of the coded blocks (pass ends, or every codeword
-//! where rate control may cut), the first allocation of a lossy target, and
-//! the table fit to the symbols that allocation keeps (the lossy
-//! truncation-aware fit: docs/history/codec.md, 2026-11-24).
+//! Rate-distortion points of the coded blocks: the ends of their passes,
+//! or every codeword where rate control may cut (docs/codec.md, "Rate
+//! control").
 
 use super::codeblocks::BlockGeometry;
 use super::distortion;
-use super::encode::{block_weight, size_model, EncodeOptions, RateTarget};
-use super::entropy;
-use super::header::{Header, Tables};
-use super::index::BlockIndex;
-use super::rate::{allocate, Allocation, BlockPasses, LayerTarget, SizeModel};
-use super::tables;
-use super::CodecError;
-use crate::bpc::CodeblockBatch;
+use super::header::Header;
+use super::rate::BlockPasses;
+use super::stages::entropy;
+use super::weights::block_weight;
 
 /// Every block's rate-distortion points, and the distortion totals.
-pub(super) struct RatePoints {
-    pub(super) passes: Vec<BlockPasses>,
+pub(crate) struct RatePoints {
+    pub(crate) passes: Vec<BlockPasses>,
     /// Sum of every block's full decrease (real-valued: its energy).
-    pub(super) total: f64,
+    pub(crate) total: f64,
     /// Distortion left with every pass included (real-valued decreases only).
-    pub(super) noise: f64,
+    pub(crate) noise: f64,
 }
 
 /// Every block's candidate truncation points: the ends of its passes, or
 /// with real-valued decreases and the coder's cut decreases, every codeword
 /// count (see [`cut_points`]).
-pub(super) fn rate_points(
+pub(crate) fn rate_points(
     header: &Header,
     blocks: &[BlockGeometry],
     coded: &entropy::Coded,
@@ -89,7 +84,7 @@ pub(super) fn rate_points(
 /// Real-valued decreases are known per pass (`pass_real`, cumulative), so
 /// the pass a cut falls in gets the share of its real decrease that the
 /// cut's index-domain decrease has of the pass's.
-pub(super) fn cut_points(
+pub(crate) fn cut_points(
     records: &[wavelane_core::bpc::PassRecord],
     pass_real: &[f64],
     cuts: &[f64],
@@ -132,87 +127,6 @@ pub(super) fn cut_points(
         decrease,
         resolution,
     }
-}
-
-/// The allocation of a single-layer file for `target` (lossy targets only;
-/// for `--psnr`, the first of the encoder's rounds): where the lossy table
-/// fit learns which passes each block will code.
-pub(super) fn first_allocation(
-    header: &Header,
-    coded: &entropy::Coded,
-    points: &RatePoints,
-    target: RateTarget,
-) -> Result<Allocation, CodecError> {
-    let pixels = header.width as usize * header.height as usize;
-    let mut index = BlockIndex::new(coded.encoded.tops.len(), 1);
-    index.tops.clone_from(&coded.encoded.tops);
-    let model = SizeModel {
-        layers: 1,
-        ..size_model(header, &index)?
-    };
-    let peak = ((1u64 << header.bit_depth) - 1) as f64;
-    let layer = match target {
-        RateTarget::Bpp(bpp) => LayerTarget::Bytes((bpp * pixels as f64 / 8.0).floor() as u64),
-        RateTarget::Psnr(p) => {
-            let samples = pixels * header.components as usize;
-            let wanted = peak * peak * samples as f64 / 10f64.powf(p / 10.0);
-            LayerTarget::Distortion((wanted - points.noise).max(0.0))
-        }
-        RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
-    };
-    let total = points.total - points.noise;
-    Ok(allocate(&points.passes, &[layer], model, total))
-}
-
-/// Whether allocation `second` is better than `first` for `target`: less
-/// distortion left for a byte target, fewer bytes for a distortion target.
-pub(super) fn improves(first: &Allocation, second: &Allocation, target: RateTarget) -> bool {
-    let last = |a: &Allocation| {
-        (
-            a.remaining.last().copied().unwrap_or(0.0),
-            a.bytes.last().copied().unwrap_or(0),
-        )
-    };
-    let ((d1, b1), (d2, b2)) = (last(first), last(second));
-    match target {
-        RateTarget::Psnr(_) => b2 < b1,
-        _ => d2 < d1,
-    }
-}
-
-/// The preset fitted to the symbols `first` would code (each block's passes
-/// through its last complete one), or `None` when the fit does not pay.
-pub(super) fn truncation_fit(
-    header: &Header,
-    batch: &CodeblockBatch,
-    records: &[Vec<wavelane_core::bpc::PassRecord>],
-    first: &Allocation,
-    options: &EncodeOptions,
-) -> Result<Option<Tables>, CodecError> {
-    use crate::bpc::train::{BlockSymbols, Trainer};
-    let which: Vec<BlockSymbols> = records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let kept = first.counts[i];
-            match r.iter().take_while(|p| p.codewords <= kept).last() {
-                Some(p) if kept > 0 => BlockSymbols::Through {
-                    kind: p.kind,
-                    bitplane: p.bitplane,
-                },
-                _ => BlockSymbols::None,
-            }
-        })
-        .collect();
-    let mut trainer = Trainer::new(header.mode());
-    trainer.add_batch_selected(batch, &which)?;
-    let fitted = tables::fitted(
-        &header.tables,
-        &trainer,
-        options.table_row_offset,
-        &[1.0; wavelane_core::bpc::GROUPS],
-    );
-    Ok((fitted != header.tables).then_some(fitted))
 }
 
 #[cfg(test)]

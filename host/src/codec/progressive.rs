@@ -8,9 +8,9 @@
 
 use wavelane_core::dwt::level_size;
 
+use super::error::{CodecError, OptionsError};
 use super::file::Container;
 use super::format::FormatError;
-use super::CodecError;
 
 /// What a decode covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,13 +32,13 @@ pub struct Selection {
 pub fn select(c: &Container<'_>, reduce: u8, layers: Option<u8>) -> Result<Selection, CodecError> {
     let hd = &c.header;
     if reduce > hd.levels {
-        return Err(CodecError::Options(format!(
-            "--reduce {reduce}: the file has only {} decomposition levels",
-            hd.levels
-        )));
+        return Err(CodecError::Options(OptionsError::Reduce {
+            reduce,
+            levels: hd.levels,
+        }));
     }
     let layers = match layers {
-        Some(0) => return Err(CodecError::Options("--layers must be at least 1".into())),
+        Some(0) => return Err(OptionsError::NoLayers.into()),
         Some(n) => n.min(hd.layers) as usize,
         None => hd.layers as usize,
     };

@@ -1,4 +1,5 @@
-//! PCRD-Opt rate control (Taubman 2000; seed 003 section 1.2).
+//! PCRD-Opt rate control (Taubman, "High performance scalable image
+//! compression with EBCOT", IEEE Trans. Image Processing, 2000).
 //!
 //! Each codeblock's coding passes give candidate truncation points with a
 //! cumulative rate (bytes of codewords) and a cumulative distortion

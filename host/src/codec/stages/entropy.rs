@@ -1,7 +1,6 @@
-//! The codec's adapter to the BPC-PaCo drivers of [`crate::bpc`]: lays the
-//! quantization indices of every component out as one
-//! [`CodeblockBatch`] (component planes back to back, each codeblock a
-//! strided view of its plane) and codes it on the chosen backend.
+//! Stage: BPC-PaCo coding of every codeblock of a [`CodeblockBatch`] on
+//! the chosen backend ([`crate::bpc`]'s CPU and GPU drivers), with the
+//! records rate control needs ([`Records`]).
 //!
 //! Blocks whose lowest `s` bitplanes were dropped (early termination) are
 //! coded with the tables shifted down by `s` rows, so that every bitplane
@@ -9,16 +8,13 @@
 //! a block is then the stream of the unshifted block cut after bitplane
 //! `s` (up to the final flush of the lanes' open codewords).
 
-use wavelane_core::bpc::{
-    DecodeLimits, Decoded, GroupTables, PassRecord, ProbabilityTables, TABLE_BITPLANES,
-};
+use wavelane_core::bpc::{Decoded, GroupTables, PassRecord, ProbabilityTables, TABLE_BITPLANES};
 
-use super::codeblocks::BlockGeometry;
-use super::header::Header;
-use super::CodecError;
 use crate::backend::Backend;
 use crate::bpc::cpu::CutDecreases;
 use crate::bpc::{cpu, BlockDesc, CodeblockBatch, EncodedBatch};
+use crate::codec::error::CodecError;
+use crate::codec::header::Header;
 
 /// What rate control needs of the coded blocks besides their codewords.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,40 +41,6 @@ pub(crate) struct Coded {
     pub records: Vec<Vec<PassRecord>>,
     /// Each block's decrease at every codeword cut (empty unless asked for).
     pub cuts: Vec<CutDecreases>,
-}
-
-/// Descriptors of `blocks` in planes of `plane_width x plane_height`
-/// (stride `plane_width`), component planes back to back.
-pub(crate) fn descriptors(
-    blocks: &[BlockGeometry],
-    plane_width: usize,
-    plane_height: usize,
-) -> Vec<BlockDesc> {
-    blocks
-        .iter()
-        .map(|b| BlockDesc {
-            offset: b.component as usize * plane_width * plane_height
-                + b.rect.y * plane_width
-                + b.rect.x,
-            stride: plane_width,
-            width: b.rect.width,
-            height: b.rect.height,
-            group: b.group(),
-        })
-        .collect()
-}
-
-/// The batch of all blocks over the full-size index planes.
-pub(crate) fn batch(
-    header: &Header,
-    blocks: &[BlockGeometry],
-    indices: Vec<i32>,
-) -> CodeblockBatch {
-    let (w, h) = (header.width as usize, header.height as usize);
-    CodeblockBatch {
-        coefficients: indices,
-        blocks: descriptors(blocks, w, h),
-    }
 }
 
 /// `tables` with every row moved down by `shift` bitplanes (rows above the
@@ -118,11 +80,14 @@ fn encode_batch(
     needs: Records,
     backend: &Backend,
 ) -> Result<Coded, CodecError> {
+    #[cfg(not(feature = "gpu"))]
+    let _ = backend;
     // Rate control needs every block's per-pass records, which only the
     // CPU driver produces; coding on the GPU as well would double the
     // work, so both backends code such batches on the CPU. A file that
     // keeps every codeword needs only the totals: the GPU codes those
     // (same codewords, tests/tests/bpc.rs), when the batch fits one binding.
+    #[cfg(feature = "gpu")]
     if let (Records::Totals, Backend::Gpu(gpu)) = (needs, backend) {
         let bytes = std::mem::size_of_val(batch.coefficients.as_slice()) as u64;
         if bytes <= gpu.info().max_storage_buffer_range as u64 {
@@ -135,6 +100,15 @@ fn encode_batch(
             });
         }
     }
+    cpu_encode_batch(batch, tables, needs)
+}
+
+/// The CPU driver's coding of one batch, with the records `needs` asks for.
+fn cpu_encode_batch(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    needs: Records,
+) -> Result<Coded, CodecError> {
     let (encoded, records, cuts) = match needs {
         Records::Cuts => {
             let (encoded, (records, cuts)) = cpu::encode_with_cuts(batch, tables)?;
@@ -251,9 +225,15 @@ fn decode_batch(
 ) -> Result<(Vec<i32>, Vec<Decoded>), CodecError> {
     Ok(match backend {
         Backend::Cpu => cpu::decode(like, encoded, tables, None, cpu::CoreForm::Sequential)?,
+        #[cfg(feature = "gpu")]
         Backend::Gpu(g) => {
-            let (values, decoded, _) =
-                crate::bpc::gpu::decode(g, like, encoded, tables, DecodeLimits::ALL)?;
+            let (values, decoded, _) = crate::bpc::gpu::decode(
+                g,
+                like,
+                encoded,
+                tables,
+                wavelane_core::bpc::DecodeLimits::ALL,
+            )?;
             (values, decoded)
         }
     })

@@ -1,52 +1,16 @@
-//! The wavelet stage of the codec: one 2-D DWT per component plane on the
-//! chosen backend, integer wavelets in place on `i32`, the f32 9/7 on a
-//! converted copy.
-
-use wavelane_core::dwt::{Cdf53, Cdf97, Fixed97, ImageLayout, Wavelet};
+//! Stage: the 2-D DWT of every component plane on the chosen backend,
+//! integer wavelets in place on `i32`, the f32 9/7 on a converted copy
+//! (docs/dwt.md).
 
 use rayon::prelude::*;
+use wavelane_core::dwt::lift97::K;
+use wavelane_core::dwt::{Cdf53, Cdf97, Fixed97, ImageLayout, Wavelet};
 
-use super::CodecError;
 use crate::backend::Backend;
+use crate::codec::error::CodecError;
+use crate::codec::header::Header;
+use crate::codec::planes::{Coefficients, Planes};
 use crate::dwt::{self, DwtHostError};
-
-/// Component planes of `len` samples each, back to back in one allocation:
-/// the layout of the codec's index array, so that lossless indices are the
-/// coefficients themselves (moved, not copied).
-#[derive(Debug, Clone)]
-pub(crate) struct Planes<T> {
-    /// Every plane, plane `c` at `c * len`.
-    pub data: Vec<T>,
-    /// Samples per plane.
-    pub len: usize,
-}
-
-impl<T> Planes<T> {
-    /// `data` cut into planes of `len` samples (`data.len()` a multiple).
-    pub fn new(data: Vec<T>, len: usize) -> Self {
-        debug_assert!(data.len().is_multiple_of(len));
-        Planes { data, len }
-    }
-
-    /// Plane `c`.
-    pub fn plane(&self, c: usize) -> &[T] {
-        &self.data[c * self.len..(c + 1) * self.len]
-    }
-
-    /// Every plane, mutably.
-    pub fn planes_mut(&mut self) -> std::slice::ChunksExactMut<'_, T> {
-        self.data.chunks_exact_mut(self.len.max(1))
-    }
-}
-
-/// Transform coefficients of every component.
-#[derive(Debug, Clone)]
-pub(crate) enum Coefficients {
-    /// 5/3 and fixed-point 9/7.
-    Int(Planes<i32>),
-    /// Floating-point 9/7.
-    Float(Planes<f32>),
-}
 
 /// Forward transform of every plane (`width x height`, `levels` levels).
 pub(crate) fn forward(
@@ -119,7 +83,8 @@ pub(crate) fn inverse(
 /// Runs `transform` on every plane: side by side on the CPU backend (the
 /// small levels of a plane run on one thread each, see `dwt::cpu`, so
 /// several components keep every core busy where one would not), in turn
-/// on a GPU (one queue).
+/// on a GPU (one queue). The transform itself picks the CPU or GPU driver
+/// from `backend` ([`crate::dwt`]).
 fn each_plane<T: Send>(
     planes: std::slice::ChunksExactMut<'_, T>,
     backend: &Backend,
@@ -130,6 +95,31 @@ fn each_plane<T: Send>(
             .collect::<Vec<_>>()
             .into_par_iter()
             .try_for_each(transform),
+        #[cfg(feature = "gpu")]
         Backend::Gpu(_) => planes.into_iter().try_for_each(transform),
     }
+}
+
+/// The inverse transform of a decode that drops `reduce` resolutions: the
+/// file's levels less `reduce`, and the gain of the reduced fixed-point
+/// 9/7 undone (it leaves out the K scaling, so its LL after k levels
+/// carries a gain of K^(2k)).
+pub(crate) fn inverse_reduced(
+    backend: &Backend,
+    coefficients: Coefficients,
+    width: usize,
+    height: usize,
+    header: &Header,
+    reduce: u8,
+) -> Result<Vec<Vec<i32>>, CodecError> {
+    let levels = header.levels as u32 - reduce as u32;
+    let mut planes = inverse(coefficients, width, height, levels, header.wavelet, backend)?;
+    if header.wavelet == Wavelet::Fixed97 && reduce > 0 {
+        let scale = K.powi(-2 * reduce as i32);
+        for p in planes.iter_mut() {
+            p.par_iter_mut()
+                .for_each(|v| *v = (*v as f64 * scale).round() as i32);
+        }
+    }
+    Ok(planes)
 }

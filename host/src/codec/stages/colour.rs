@@ -1,0 +1,74 @@
+//! Stage: level shift and colour transform ([`crate::codec::colour`]).
+//! The encoder's first stage turns the image into one array of shifted,
+//! colour-transformed planes; the decoder's last undoes both.
+
+use std::borrow::Cow;
+
+use crate::backend::Backend;
+use crate::codec::colour;
+use crate::codec::header::Header;
+use crate::codec::image::Image;
+use crate::codec::planes::Planes;
+
+/// The samples of `image` level-shifted, with the header's fractional
+/// bits, and colour-transformed: the DWT's input.
+pub(crate) fn forward(backend: &Backend, image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
+    match backend {
+        Backend::Cpu => host_forward(image, header),
+        // No shader for this stage: the GPU backend runs it on the host
+        // (docs/codec.md, "Backends").
+        #[cfg(feature = "gpu")]
+        Backend::Gpu(_) => host_forward(image, header),
+    }
+}
+
+/// The decoder's inverse colour transform and level shift, in place.
+pub(crate) fn inverse(backend: &Backend, planes: &mut [Vec<i32>], header: &Header) {
+    match backend {
+        Backend::Cpu => host_inverse(planes, header),
+        #[cfg(feature = "gpu")]
+        Backend::Gpu(_) => host_inverse(planes, header),
+    }
+}
+
+fn host_forward(image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
+    let mut samples = shifted_samples(image, header);
+    colour::forward(header.colour, &mut samples.planes_mut().collect::<Vec<_>>());
+    samples
+}
+
+fn host_inverse(planes: &mut [Vec<i32>], header: &Header) {
+    colour::inverse(header.colour, planes);
+    for p in planes.iter_mut() {
+        colour::shift_out(p, header.bit_depth, header.signed, header.fraction_bits);
+    }
+}
+
+/// The level-shifted samples of every plane in one allocation, laid out as
+/// the index array. An owned image gives its first plane's allocation,
+/// shifted in place and grown by the others, instead of a fresh copy of
+/// every plane: the fresh pages of that copy were a third of a small
+/// image's page faults (docs/history/codec.md).
+fn shifted_samples(image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
+    let (len, comps) = (image.width * image.height, image.components());
+    let (depth, signed, fraction) = (header.bit_depth, header.signed, header.fraction_bits);
+    match image {
+        Cow::Owned(Image { planes, .. }) => {
+            let mut planes = planes.into_iter();
+            let mut data = planes.next().unwrap_or_default();
+            colour::shift_in(&mut data, depth, signed, fraction);
+            data.reserve_exact(len * (comps - 1));
+            for plane in planes {
+                colour::extend_shifted(&mut data, &plane, depth, signed, fraction);
+            }
+            Planes::new(data, len)
+        }
+        Cow::Borrowed(image) => {
+            let mut samples = Planes::new(vec![0i32; len * comps], len);
+            for (dst, src) in samples.planes_mut().zip(&image.planes) {
+                colour::shifted_into(src, dst, depth, signed, fraction);
+            }
+            samples
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! Stage: dead-zone quantization of the transform coefficients into the
+//! codeblocks' index array, and the decoder's dequantization back
+//! ([`crate::codec::quant`] has the arithmetic, docs/codec.md
+//! "Encoder").
+
+use rayon::prelude::*;
+use wavelane_core::bpc::{Decoded as BlockDecoded, PassSchedule};
+use wavelane_core::dwt::Wavelet;
+
+use crate::backend::Backend;
+use crate::codec::codeblocks::BlockGeometry;
+use crate::codec::header::Header;
+use crate::codec::planes::{Coefficients, Planes};
+use crate::codec::quant::{self, UNIT_STEP};
+use crate::codec::weights::block_weight;
+
+/// The quantization stage's result.
+pub(crate) struct Quantized {
+    /// Every coefficient's index, `components x width x height` (component
+    /// planes back to back, Mallat layout).
+    pub indices: Vec<i32>,
+    /// The squared error of a full-rate reconstruction, weighted like rate
+    /// control's distortion.
+    pub noise: f64,
+    /// The coefficients, where they were asked to be kept.
+    pub coefficients: Option<Coefficients>,
+}
+
+/// Quantizes `coefficients` with the header's steps; keeps the
+/// coefficients if `keep` (rate decisions on real values need them).
+pub(crate) fn quantize(
+    backend: &Backend,
+    header: &Header,
+    coefficients: Coefficients,
+    blocks: &[BlockGeometry],
+    keep: bool,
+) -> Quantized {
+    let (indices, noise, coefficients) = match backend {
+        Backend::Cpu => host_quantize(header, coefficients, blocks, keep),
+        // No shader for this stage: the GPU backend runs it on the host
+        // (docs/codec.md, "Backends").
+        #[cfg(feature = "gpu")]
+        Backend::Gpu(_) => host_quantize(header, coefficients, blocks, keep),
+    };
+    Quantized {
+        indices,
+        noise,
+        coefficients,
+    }
+}
+
+/// What the decoder knows of the blocks it decoded: their geometry, the
+/// bitplane shift each carries, their top bitplanes and how far the
+/// entropy decoder got in each.
+#[derive(Clone, Copy)]
+pub(crate) struct Decodable<'a> {
+    /// The blocks decoded, in file order.
+    pub blocks: &'a [BlockGeometry],
+    /// Each block's bitplane shift.
+    pub shifts: &'a [u8],
+    /// Each block's top bitplane.
+    pub tops: &'a [Option<u8>],
+    /// Each block's decode summary.
+    pub summaries: &'a [BlockDecoded],
+}
+
+/// Turns decoded indices (component planes of `w x h`) into coefficients.
+pub(crate) fn dequantize(
+    backend: &Backend,
+    header: &Header,
+    blocks: &Decodable<'_>,
+    indices: Vec<i32>,
+    w: usize,
+    h: usize,
+) -> Coefficients {
+    match backend {
+        Backend::Cpu => host_dequantize(header, blocks, indices, w, h),
+        #[cfg(feature = "gpu")]
+        Backend::Gpu(_) => host_dequantize(header, blocks, indices, w, h),
+    }
+}
+
+/// Quantizes every coefficient into one array of `components x width x
+/// height` indices (component planes back to back, Mallat layout); returns
+/// it with the squared error of a full-rate reconstruction, weighted like
+/// rate control's distortion, and the coefficients if `keep`.
+fn host_quantize(
+    header: &Header,
+    coefficients: Coefficients,
+    blocks: &[BlockGeometry],
+    keep: bool,
+) -> (Vec<i32>, f64, Option<Coefficients>) {
+    let unit_steps = header.steps.iter().flatten().all(|s| s.q16() == UNIT_STEP);
+    if let Coefficients::Int(p) = &coefficients {
+        // Unit steps on integers: every index is its coefficient (the
+        // planes are laid out as the index array, and the blocks tile
+        // them), and reconstructs exactly unless it is i32::MIN (see
+        // below). Moving the array instead of copying it saves a third of
+        // a lossless encode's fresh pages.
+        if unit_steps && !keep && !p.data.par_iter().any(|&v| v == i32::MIN) {
+            let Coefficients::Int(p) = coefficients else {
+                unreachable!()
+            };
+            return (p.data, 0.0, None);
+        }
+    }
+    let (w, h) = (header.width as usize, header.height as usize);
+    let plane = w * h;
+    let mut out = vec![0i32; plane * header.components as usize];
+    // Blocks tile the planes: quantizing the blocks that cover each row
+    // covers every coefficient once.
+    let mut by_row: Vec<Vec<u32>> = vec![Vec::new(); h * header.components as usize];
+    for (i, b) in blocks.iter().enumerate() {
+        for y in b.rect.y..b.rect.y + b.rect.height {
+            by_row[b.component as usize * h + y].push(i as u32);
+        }
+    }
+    let noise: f64 = out
+        .par_chunks_mut(w)
+        .enumerate()
+        .map(|(row, dst)| {
+            let (c, y) = (row / h, row % h);
+            let mut noise = 0.0;
+            for b in by_row[row].iter().map(|&i| &blocks[i as usize]) {
+                let q16 = header.step(c, b.band as usize).q16();
+                let half = quant::half_bin(q16, 0);
+                let weight = block_weight(header, b);
+                let span = b.rect.x..b.rect.x + b.rect.width;
+                let mut err = 0.0;
+                match &coefficients {
+                    Coefficients::Int(p) if q16 == UNIT_STEP => {
+                        // Lossless steps: the index is the coefficient and
+                        // reconstructs exactly, except i32::MIN (one off
+                        // after saturation); skipping the u128 arithmetic
+                        // of the general path is most of this stage's time.
+                        let src = &p.plane(c)[y * w..(y + 1) * w];
+                        dst[span.clone()].copy_from_slice(&src[span.clone()]);
+                        err = src[span].iter().filter(|&&v| v == i32::MIN).count() as f64;
+                    }
+                    Coefficients::Int(p) => {
+                        let src = &p.plane(c)[y * w..(y + 1) * w];
+                        for x in span {
+                            let q = if q16 == UNIT_STEP {
+                                src[x]
+                            } else {
+                                quant::quantize_i32(src[x], q16)
+                            };
+                            let e = (src[x] - quant::dequantize_i32(q, 0, q16, half)) as f64;
+                            err += e * e;
+                            dst[x] = q;
+                        }
+                    }
+                    Coefficients::Float(p) => {
+                        let src = &p.plane(c)[y * w..(y + 1) * w];
+                        for x in span {
+                            let q = quant::quantize_f32(src[x], q16);
+                            let e = (src[x] - quant::dequantize_f32(q, 0, q16, half)) as f64;
+                            err += e * e;
+                            dst[x] = q;
+                        }
+                    }
+                }
+                noise += err * weight / (header.step(c, b.band as usize).value().powi(2));
+            }
+            noise
+        })
+        .sum();
+    (out, noise, keep.then_some(coefficients))
+}
+
+/// Whether a block's decode got into bitplane 0.
+fn reached_plane0(header: &Header, top: Option<u8>, d: &BlockDecoded) -> bool {
+    match top {
+        Some(m) if d.passes_completed > 0 => {
+            PassSchedule::pass(header.mode(), m, d.passes_completed - 1).1 == 0
+        }
+        _ => false,
+    }
+}
+
+/// Turns decoded indices (component planes of `w x h`) into coefficients.
+fn host_dequantize(
+    header: &Header,
+    blocks: &Decodable<'_>,
+    mut indices: Vec<i32>,
+    w: usize,
+    h: usize,
+) -> Coefficients {
+    let Decodable {
+        blocks,
+        shifts,
+        tops,
+        summaries,
+    } = *blocks;
+    struct Rule {
+        shift: u8,
+        q16: u64,
+        half: bool,
+    }
+    let rules: Vec<Rule> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let q16 = header.step(b.component as usize, b.band as usize).q16();
+            let shift = shifts[i];
+            let half =
+                quant::half_bin(q16, shift) && reached_plane0(header, tops[i], &summaries[i]);
+            Rule { shift, q16, half }
+        })
+        .collect();
+    let mut by_row: Vec<Vec<u32>> = vec![Vec::new(); h * header.components as usize];
+    for (i, b) in blocks.iter().enumerate() {
+        for y in b.rect.y..b.rect.y + b.rect.height {
+            by_row[b.component as usize * h + y].push(i as u32);
+        }
+    }
+    let plane = w * h;
+    let components = header.components as usize;
+    if header.wavelet == Wavelet::Cdf97 {
+        let mut out = vec![0f32; plane * components];
+        out.par_chunks_mut(w)
+            .zip(indices.par_chunks(w))
+            .enumerate()
+            .for_each(|(row, (dst, src))| {
+                for &i in &by_row[row] {
+                    let (b, r) = (&blocks[i as usize], &rules[i as usize]);
+                    for x in b.rect.x..b.rect.x + b.rect.width {
+                        dst[x] = quant::dequantize_f32(src[x], r.shift, r.q16, r.half);
+                    }
+                }
+            });
+        Coefficients::Float(Planes::new(out, plane))
+    } else {
+        indices
+            .par_chunks_mut(w)
+            .enumerate()
+            .for_each(|(row, line)| {
+                for &i in &by_row[row] {
+                    let (b, r) = (&blocks[i as usize], &rules[i as usize]);
+                    if r.q16 == UNIT_STEP && r.shift == 0 {
+                        continue; // lossless: the index is the coefficient
+                    }
+                    for v in &mut line[b.rect.x..b.rect.x + b.rect.width] {
+                        *v = quant::dequantize_i32(*v, r.shift, r.q16, r.half);
+                    }
+                }
+            });
+        Coefficients::Int(Planes::new(indices, plane))
+    }
+}
