@@ -8,7 +8,7 @@ use common::{ok, s, Scratch};
 use serde_json::Value;
 
 #[test]
-fn demo_runs_every_backend_and_writes_what_it_reports() {
+fn demo_runs_on_cpu_and_gpu_and_writes_what_it_reports() {
     let dir = Scratch::new("demo", "json");
     let out = dir.path("out");
     let json: Value =
