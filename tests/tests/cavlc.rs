@@ -281,7 +281,7 @@ fn cavlc_gpu_slices_equal_cpu_on_random_pictures() {
             }
         }
         wr.write_bit(true).unwrap();
-        while wr.bit_position() % 8 != 0 {
+        while !wr.bit_position().is_multiple_of(8) {
             wr.write_bit(false).unwrap();
         }
         let len = wr.bit_position() / 8;
