@@ -136,6 +136,6 @@ fn info_reports_the_corrupted_segment() {
         .collect();
     let n = crcs.len();
     assert!(n > 1);
-    assert_eq!(crcs[n - 1], false, "{crcs:?}");
+    assert!(!crcs[n - 1], "{crcs:?}");
     assert!(crcs[..n - 1].iter().all(|&c| c), "{crcs:?}");
 }

@@ -273,9 +273,8 @@ fn reduced_53_reference(image: &Image, k: u32) -> Image {
                 .collect()
         })
         .collect();
-    let mut out = vec![Vec::with_capacity(lw * lh); 3];
-    for i in 0..lw * lh {
-        let (y, u, v) = (ll[0][i], ll[1][i], ll[2][i]);
+    let mut out: Vec<Vec<i32>> = vec![Vec::new(); 3];
+    for ((&y, &u), &v) in ll[0].iter().zip(&ll[1]).zip(&ll[2]) {
         let g = y - ((u + v) >> 2);
         for (c, s) in [v + g, g, u + g].into_iter().enumerate() {
             out[c].push((s + 128).clamp(0, 255));
