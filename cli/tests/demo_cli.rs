@@ -1,6 +1,8 @@
 //! `wavelane demo`, the README's main job, end to end: the built-in image
 //! on the CPU and the GPU (lavapipe in CI), every rate, the files it says it
-//! wrote, and its numbers checked against the files themselves.
+//! wrote, and its numbers checked against the files themselves: the sizes
+//! against the `.wl` files, the PSNR and exactness against the decoded PNGs
+//! and the built-in picture, computed here.
 
 mod common;
 
@@ -8,7 +10,7 @@ use common::{ok, s, Scratch};
 use serde_json::Value;
 
 #[test]
-fn demo_runs_every_backend_and_writes_what_it_reports() {
+fn demo_runs_on_cpu_and_gpu_and_writes_what_it_reports() {
     let dir = Scratch::new("demo", "json");
     let out = dir.path("out");
     let json: Value =
@@ -22,6 +24,23 @@ fn demo_runs_every_backend_and_writes_what_it_reports() {
     assert_eq!((w, h, image["components"].as_u64()), (384, 384, Some(3)));
     let plot = std::fs::read(json["rd_plot"].as_str().unwrap()).expect("rd.png");
     assert!(plot.starts_with(b"\x89PNG\r\n\x1a\n"), "rd.png is a PNG");
+
+    // The source as 8-bit RGB, read here from the embedded PNG.
+    let source = image::load_from_memory(wavelane_cli::demo::DEMO_IMAGE_PNG)
+        .expect("the built-in PNG")
+        .to_rgb8()
+        .into_raw();
+    let psnr_of = |path: &str| {
+        let decoded = image::open(path).expect("decoded PNG").to_rgb8().into_raw();
+        assert_eq!(decoded.len(), source.len(), "{path}: size");
+        let se: f64 = source
+            .iter()
+            .zip(&decoded)
+            .map(|(&a, &b)| (a as f64 - b as f64).powi(2))
+            .sum();
+        let mse = se / source.len() as f64;
+        (mse == 0.0, 10.0 * (255.0 * 255.0 / mse).log10())
+    };
 
     let runs = json["runs"].as_array().unwrap();
     for backend in ["cpu", "gpu"] {
@@ -44,11 +63,15 @@ fn demo_runs_every_backend_and_writes_what_it_reports() {
                 r["bytes"].as_u64().unwrap(),
                 "{backend} {target}"
             );
-            assert!(std::fs::metadata(r["decoded"].as_str().unwrap()).is_ok());
+            let (exact, psnr) = psnr_of(r["decoded"].as_str().unwrap());
             let bpp = file.len() as f64 * 8.0 / (w * h) as f64;
             assert!((bpp - r["bpp"].as_f64().unwrap()).abs() < 1e-9);
             if target == "lossless" {
                 assert_eq!(r["exact"], true, "{backend} lossless is exact");
+                assert!(
+                    exact,
+                    "{backend} lossless: the decoded PNG differs from the source"
+                );
             } else {
                 // Rate control within 0.5% of the budget, never above it.
                 let want: f64 = target.trim_end_matches("bpp").parse().unwrap();
@@ -58,7 +81,11 @@ fn demo_runs_every_backend_and_writes_what_it_reports() {
                 );
                 // Quality rises with the rate; at 1 bpp this image is at
                 // 35.6 dB (docs/perf/codec.md), the floor leaves room.
-                let psnr = r["psnr_db"].as_f64().unwrap();
+                let reported = r["psnr_db"].as_f64().unwrap();
+                assert!(
+                    (psnr - reported).abs() < 1e-6,
+                    "{backend} {target}: reports {reported} dB, the decoded PNG is at {psnr}"
+                );
                 assert!(
                     psnr > last_psnr,
                     "{backend} {target}: {psnr} after {last_psnr}"

@@ -160,7 +160,7 @@ fn gpu_writes_the_cpu_file_and_decodes_it() {
 }
 
 #[test]
-fn corrupted_and_foreign_inputs_are_clear_errors() {
+fn cpu_and_gpu_reject_corrupted_and_foreign_inputs_with_clear_errors() {
     let dir = Scratch::new("vle-cli", "corrupt");
     let bytes = include_bytes!("../../host/src/vle/cpu.rs").repeat(4);
     let input = dir.file("in", &bytes);

@@ -71,7 +71,20 @@ pub fn for_random_cases(label: &str, cases: u64, mut check: impl FnMut(&mut Test
 
 /// The GPU for tests. Panics (the test fails, it is never skipped) when no
 /// Vulkan device can be opened, with the fix in the message.
+///
+/// Also panics when called from a test whose name lacks `gpu`: the reruns
+/// of scripts/test.sh (other subgroup sizes, the validation layer) select
+/// GPU tests by that word, so such a test would silently miss them. The
+/// test harness names each test's thread after the test; other callers
+/// (fuzz binaries, examples) run on `main` or an unnamed thread.
 pub fn gpu() -> Arc<Gpu> {
+    if let Some(name) = std::thread::current().name() {
+        assert!(
+            name == "main" || name.contains("gpu"),
+            "test `{name}` opens the GPU but its name lacks `gpu`, so the GPU reruns \
+             of scripts/test.sh would skip it: rename it"
+        );
+    }
     Gpu::shared().unwrap_or_else(|e| {
         panic!(
             "GPU tests need a Vulkan device and none could be opened: {e}\n\
@@ -99,4 +112,20 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(what: &str, expected: &[T], a
         actual.len(),
         "{what}: equal prefix but lengths differ"
     );
+}
+
+/// The kind of a VLE decode failure, for comparing backends: the GPU must
+/// reject what the CPU rejects for the same reason. A chunk that does not
+/// decode is one kind whichever backend reports it (`Chunk` on the CPU,
+/// `GpuChunk` on the GPU) and whichever failing chunk it names (the CPU
+/// decodes chunks in parallel and reports any one of them); every other
+/// error comes from the shared parsing and checks, so its text must agree.
+pub fn vle_error_kind(e: &wavelane::vle::VleCodecError) -> String {
+    use wavelane::vle::VleCodecError;
+    match e {
+        VleCodecError::Chunk { .. } | VleCodecError::GpuChunk { .. } => {
+            "a chunk does not decode".into()
+        }
+        other => other.to_string(),
+    }
 }

@@ -331,12 +331,17 @@ fn header_table_fields_outside_their_version_are_typed_errors() {
             Err(CodecError::Format(FormatError::UnsupportedVersion(v))) if v == version as u16
         ));
     }
-    // A valid offset on another preset decodes (to another image: the rows
-    // no longer match the encoder's).
+    // A valid offset passes the header checks; the data, coded with other
+    // rows, then no longer fits its tables: the codeblock decoder reports
+    // it (a typed error of the data, not of the header).
     let mut moved = natural.clone();
     patch_header(&mut moved, ROW_OFFSET_AT, (-3i8) as u8);
     assert_eq!(preset_of(&moved), (PRESET_NATURAL_LOSSLESS, -3));
-    let _ = decode(&moved);
+    match decode(&moved) {
+        Err(CodecError::Bpc(_)) => {}
+        Ok(moved) => assert_ne!(moved, image, "other table rows decode to another image"),
+        Err(e) => panic!("a valid row offset: {e:?}"),
+    }
 }
 
 /// The compiled presets the header names are the ones core exports.
@@ -473,15 +478,30 @@ fn adjusted_tables_are_validated() {
         patch_header(&mut bad, base_at, base);
         assert_bad_field(&bad, "tables");
     }
-    // Another valid base decodes (to another image).
+    // Another valid base: the change list, fitted to the first base, must
+    // keep every changed cell of the new one in 0..=127 or be rejected by
+    // that rule (it is here); an image, if any, is another one.
     let mut other = good.clone();
     patch_header(&mut other, base_at, PRESET_REFERENCE);
-    let _ = decode(&other);
-    // Every byte of the change list damaged: errors or images, never a panic.
+    match decode(&other) {
+        Err(CodecError::Format(FormatError::BadField { field, .. })) => {
+            assert_eq!(field, "table_changes")
+        }
+        Ok(other) => assert_ne!(other, image, "another base decodes to another image"),
+        Err(e) => panic!("another valid base: {e:?}"),
+    }
+    // Every byte of the change list damaged: a typed error of the header
+    // (the list's rules) or of the data (valid changes, so other tables the
+    // codewords no longer fit), or an image of the file's size; never a
+    // panic or another kind of error.
     let len = u16::from_le_bytes([good[base_at + 1], good[base_at + 2]]) as usize;
     for i in base_at + 3..base_at + 3 + len {
         let mut bad = good.clone();
         patch_header(&mut bad, i, good[i] ^ 0x24);
-        let _ = decode(&bad);
+        match decode(&bad) {
+            Ok(img) => assert_eq!((img.width, img.height), (image.width, image.height)),
+            Err(CodecError::Format(_) | CodecError::Bpc(_)) => {}
+            Err(e) => panic!("change-list byte {i}: {e:?}"),
+        }
     }
 }

@@ -140,16 +140,35 @@ fn fuzz_crate_matches_the_bodies() {
     }
 }
 
+/// Runs every seed of `t` through its body.
+fn seeds_pass(t: &Target) {
+    let seeds = (t.seeds)();
+    assert!(!seeds.is_empty(), "{} has no seeds", t.name);
+    for (i, s) in seeds.iter().enumerate() {
+        catch_unwind(AssertUnwindSafe(|| (t.run)(s)))
+            .unwrap_or_else(|_| panic!("seed {i} of {} fails its target", t.name));
+    }
+}
+
 /// The seed generators run and every seed passes its target (the committed
-/// corpus may be older; this keeps the generator itself honest).
+/// corpus may be older; this keeps the generator itself honest). The GPU
+/// target runs in its own test, whose name carries `gpu` so that the
+/// subgroup-size and validation-layer reruns of scripts/test.sh take it.
 #[test]
 fn seeds_pass_their_targets() {
-    for t in TARGETS {
-        let seeds = (t.seeds)();
-        assert!(!seeds.is_empty(), "{} has no seeds", t.name);
-        for (i, s) in seeds.iter().enumerate() {
-            catch_unwind(AssertUnwindSafe(|| (t.run)(s)))
-                .unwrap_or_else(|_| panic!("seed {i} of {} fails its target", t.name));
-        }
+    for t in TARGETS.iter().filter(|t| !uses_gpu(t)) {
+        seeds_pass(t);
     }
+}
+
+#[test]
+fn gpu_diff_seeds_pass_their_target() {
+    let gpu: Vec<&Target> = TARGETS.iter().filter(|t| uses_gpu(t)).collect();
+    assert_eq!(gpu.len(), 1, "one GPU fuzz target, gpu_diff");
+    seeds_pass(gpu[0]);
+}
+
+/// The fuzz targets that open the GPU: their names say so.
+fn uses_gpu(t: &Target) -> bool {
+    t.name.contains("gpu")
 }

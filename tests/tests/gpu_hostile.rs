@@ -16,7 +16,7 @@ use wavelane::shaders::{self, Shader};
 use wavelane::vle::{self, VleFile, VleOptions};
 use wavelane_core::bpc::{DecodeLimits, Mode, ProbabilityTables};
 use wavelane_core::vle::{CodeTable, DecodeTable};
-use wavelane_tests::{for_random_cases, gpu, TestRng};
+use wavelane_tests::{for_random_cases, gpu, vle_error_kind, TestRng};
 
 const GUARD: i32 = 0x5a5a_5a5a;
 
@@ -432,7 +432,11 @@ fn gpu_vle_decode_hostile_files_match_cpu() {
             let dev = vle::decode(&parsed, &gpu);
             match (cpu, dev) {
                 (Ok(c), Ok(g)) => assert!(c == g, "GPU and CPU decode differ"),
-                (Err(_), Err(_)) => {}
+                (Err(c), Err(g)) => assert_eq!(
+                    vle_error_kind(&c),
+                    vle_error_kind(&g),
+                    "CPU and GPU reject for different reasons: {c} / {g}"
+                ),
                 (c, g) => panic!("CPU {:?} vs GPU {:?}", c.err(), g.err()),
             }
         }

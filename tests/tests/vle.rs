@@ -12,7 +12,7 @@ use wavelane::vle::{
     VleOptions, CPU_DEVICE_BATCH_BLOCKS, PAIR_MAX_LEN,
 };
 use wavelane_core::vle::{self as core_vle, CodeTable};
-use wavelane_tests::{for_random_cases, gpu, TestRng};
+use wavelane_tests::{for_random_cases, gpu, vle_error_kind, TestRng};
 
 /// Real text: this project's own sources.
 fn real_text() -> Vec<u8> {
@@ -499,13 +499,23 @@ fn gpu_decoder_rejects_corrupted_data() {
         // what both decode, the checksum rejects.
         let on_cpu = decode(&parsed, &Backend::Cpu);
         let on_gpu = decode(&parsed, &backend);
-        assert_eq!(on_cpu.is_err(), on_gpu.is_err(), "bit {bit}");
+        assert_eq!(
+            on_cpu.as_ref().err().map(vle_error_kind),
+            on_gpu.as_ref().err().map(vle_error_kind),
+            "bit {bit}"
+        );
         if let (Ok(a), Ok(b)) = (&on_cpu, &on_gpu) {
             assert_same(b, a, "GPU vs CPU decode of a corrupted file");
         } else {
             structural += 1;
         }
-        assert!(decompress(&bad, &backend).is_err(), "bit {bit}");
+        let cpu_err = decompress(&bad, &Backend::Cpu).expect_err("the CRC or the code rejects it");
+        let gpu_err = decompress(&bad, &backend).expect_err("the CRC or the code rejects it");
+        assert_eq!(
+            vle_error_kind(&cpu_err),
+            vle_error_kind(&gpu_err),
+            "bit {bit}: CPU {cpu_err} / GPU {gpu_err}"
+        );
     }
     assert!(structural > 0, "some flips must break the code structure");
 }
