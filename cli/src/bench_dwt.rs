@@ -24,7 +24,8 @@ use wavelane_core::dwt::{level_size, max_levels, Cdf53, Cdf97, Fixed97, ImageLay
 
 use super::dwt::WaveletArg;
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind, Gpu};
+use crate::args::BackendArg;
+use wavelane::backend::{Backend, Gpu};
 use wavelane::dwt::gpu::GpuDwt;
 use wavelane::dwt::{self as host_dwt, HostWavelet};
 
@@ -47,8 +48,8 @@ pub struct DwtBenchArgs {
     #[arg(long, default_value_t = 5)]
     repeats: usize,
     /// Where to run.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -113,7 +114,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
         )
         .into());
     }
-    let backend = super::bench::bench_backend(a.backend)?;
+    let backend = super::bench::bench_backend(a.backend.into())?;
     let n = a.size * a.size;
     let bytes: u64 = (0..a.levels)
         .map(|l| {

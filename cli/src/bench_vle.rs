@@ -21,7 +21,8 @@ use serde::Serialize;
 use wavelane_core::vle::CodeTable;
 
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind};
+use crate::args::{BackendArg, SampleKindArg};
+use wavelane::backend::Backend;
 use wavelane::vle::sample::{generate, SampleKind};
 use wavelane::vle::{cpu, GpuVle, VleFile, VleOptions, DEFAULT_CHUNK_SYMBOLS};
 
@@ -33,8 +34,8 @@ pub struct VleBenchArgs {
     #[arg(long, default_value_t = 128)]
     size_mb: usize,
     /// What the input is made of.
-    #[arg(long, value_enum, default_value_t = SampleKind::Text)]
-    kind: SampleKind,
+    #[arg(long, value_enum, default_value_t = SampleKindArg::Text)]
+    kind: SampleKindArg,
     /// Seed of the generated input.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -57,8 +58,8 @@ pub struct VleBenchArgs {
     repeats: usize,
     /// `cpu`: the CPU only; `gpu`: the CPU and the GPU (an error without
     /// one); `auto`: the CPU, and the GPU if one can be opened.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -135,11 +136,11 @@ pub fn run(a: VleBenchArgs) -> CliResult {
     wavelane_core::vle::check_chunk_symbols(opts.chunk_symbols)
         .map_err(|e| format!("--chunk-symbols: {e}"))?;
     let gpu = match a.backend {
-        BackendKind::Cpu => None,
-        kind => super::bench::bench_backend(kind)?.gpu().cloned(),
+        BackendArg::Cpu => None,
+        kind => super::bench::bench_backend(kind.into())?.gpu().cloned(),
     };
     let n = a.size_mb * 1_000_000;
-    let data = generate(a.kind, n, a.seed);
+    let data = generate(a.kind.into(), n, a.seed);
     let jobs = (2 + if gpu.is_some() { 4 } else { 0 }) * a.repeats;
     let bar = if a.json {
         ProgressBar::hidden()
@@ -216,7 +217,7 @@ pub fn run(a: VleBenchArgs) -> CliResult {
     bar.finish_and_clear();
     let report = Report {
         area: "vle",
-        input_kind: a.kind,
+        input_kind: a.kind.into(),
         input_bytes: n,
         options: opts,
         compressed_bits_per_byte: file.data_bits as f64 / n as f64,

@@ -10,7 +10,8 @@ use super::encode::{files_bar, output_path};
 use super::CliResult;
 use wavelane_core::dwt::{level_size, Wavelet};
 
-use wavelane::backend::{Backend, BackendKind, Job};
+use crate::args::BackendArg;
+use wavelane::backend::{Backend, Job};
 use wavelane::codec::file::{Container, ReadOptions};
 use wavelane::codec::header::Header;
 use wavelane::codec::progressive::{header_len_from_prefix, prefix_len};
@@ -35,8 +36,8 @@ pub struct DecodeArgs {
     /// Where the transform and decoder run; `auto` takes a hardware GPU only
     /// for images large enough to finish first there for this many CPU
     /// threads (docs/perf-notes.md), else the CPU.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    pub backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
@@ -104,7 +105,7 @@ pub fn run(args: DecodeArgs) -> CliResult {
         bar.set_message(input.display().to_string());
         let (bytes, file_size) =
             read_needed(input, args.reduce).map_err(|e| format!("{}: {e}", input.display()))?;
-        let backend = Backend::select_for(args.backend, decode_job(&bytes, args.reduce))?;
+        let backend = Backend::select_for(args.backend.into(), decode_job(&bytes, args.reduce))?;
         let decoded = codec::decode(&bytes, &options, &backend)
             .map_err(|e| format!("{}: {e}", input.display()))?;
         let out = output_path(&args.output, input, many, "png");

@@ -7,7 +7,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use wavelane_core::dwt::Wavelet;
 
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind, Job};
+use crate::args::BackendArg;
+use wavelane::backend::{Backend, Job};
 use wavelane::codec::{self, EncodeOptions, RateTarget, TableChoice};
 use wavelane::image_io;
 
@@ -106,8 +107,8 @@ pub struct EncodeArgs {
     /// Where the transform and coder run; `auto` takes a hardware GPU only
     /// for lossless images large enough to finish first there for this many
     /// CPU threads (docs/perf-notes.md), else the CPU.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    pub backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
@@ -194,7 +195,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
             // Only single-layer lossless files are coded on the device.
             lossless: options.target == RateTarget::Lossless && options.layers == 1,
         };
-        let backend = Backend::select_for(args.backend, job)?;
+        let backend = Backend::select_for(args.backend.into(), job)?;
         // Encoding runs some forty parallel regions (stages, DWT levels);
         // started from a pool thread, each is a push onto its queue, where
         // from this thread each would be a hand-over to the pool and a

@@ -21,8 +21,10 @@ use std::time::Instant;
 use serde::Serialize;
 use wavelane_core::bpc::{self, CodingParams, Mode, ProbabilityTables, Scratch};
 
-use super::{cpu, gpu, BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
-use crate::backend::Backend;
+#[cfg(feature = "gpu")]
+use super::gpu;
+use super::{cpu, BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
+use crate::backend::{Backend, BackendKind};
 
 /// One measurement.
 #[derive(Debug, Clone, Serialize)]
@@ -75,7 +77,7 @@ pub struct BenchConfig {
 }
 
 /// An operation the benchmark can time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BenchOp {
     /// Encoding (on a GPU: measure, scans, encode and pack dispatches).
     Encode,
@@ -257,7 +259,7 @@ pub fn run(
                         start + block,
                         &format!(
                             "the {} decoder did not give the coefficients back (row {row}, column {column})",
-                            if backend.gpu().is_some() { "GPU" } else { "CPU" }
+                            if backend.kind() == BackendKind::Gpu { "GPU" } else { "CPU" }
                         ),
                     )),
                 }
@@ -317,6 +319,7 @@ pub fn run(
                         ));
                     }
                 }
+                #[cfg(feature = "gpu")]
                 Backend::Gpu(g) => {
                     // Keep every buffer within the device's binding limit.
                     let limit = (g.info().max_storage_buffer_range as usize / 4 / 4).max(4096);

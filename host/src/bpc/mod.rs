@@ -9,9 +9,11 @@
 //! and table group); an [`EncodedBatch`] holds every codeblock's `M` and its
 //! codewords packed back to back, with offsets.
 
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod cpu;
 pub mod formats;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod lut_json;
 pub mod train;
@@ -20,6 +22,7 @@ use wavelane_core::bpc::{
     Codeblock, CodeblockMut, DecodeError, EncodeError, GeometryError, GROUPS,
 };
 
+#[cfg(feature = "gpu")]
 use crate::backend::GpuError;
 
 pub use formats::{RefBlock, RefFile};
@@ -72,6 +75,7 @@ pub enum BpcError {
     #[error("probability tables: {0}")]
     Tables(String),
     /// The GPU failed or reported a problem.
+    #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] GpuError),
 }

@@ -12,6 +12,7 @@ use super::decode::parse_stream;
 use super::encode::{
     code_picture, slice_header_bits, CodedPicture, CpuEntropy, EncodeOptions, EntropyCoder,
 };
+#[cfg(feature = "gpu")]
 use super::gpu::GpuEntropy;
 use super::nal::{write_nal, NAL_IDR_SLICE, NAL_PPS, NAL_SPS};
 use super::params::{pps_rbsp, sps_rbsp, StreamParams};
@@ -166,6 +167,9 @@ pub fn run(
             }
         }
         out.push(measurement(&size, "cpu-decode", &picture, bits, ms, None));
+        #[cfg(not(feature = "gpu"))]
+        let _ = backend;
+        #[cfg(feature = "gpu")]
         if let Backend::Gpu(gpu) = backend {
             progress(&format!("{size}: gpu encode"));
             let entropy = GpuEntropy::new(gpu.clone());

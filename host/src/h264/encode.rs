@@ -75,6 +75,7 @@ pub fn code_picture(src: &Picture, opts: &EncodeOptions) -> CodedPicture {
     }
 }
 
+internal! {
 /// CAVLC of every unit of every macroblock, in parallel over macroblocks:
 /// [`UNITS_PER_MB`] slots per macroblock in bitstream order (the header slot
 /// copied from `headers`). This is what `shaders/cavlc_encode.comp` computes.
@@ -95,6 +96,7 @@ pub fn unit_slots(
         })?;
     Ok(slots)
 }
+}
 
 /// The slice header of picture `idr_pic_id` as (bytes, bit length).
 pub fn slice_header_bits(p: &StreamParams, idr_pic_id: u16) -> (Vec<u8>, usize) {
@@ -105,6 +107,7 @@ pub fn slice_header_bits(p: &StreamParams, idr_pic_id: u16) -> (Vec<u8>, usize) 
     (buf, n)
 }
 
+internal! {
 /// Packs a slice header and unit slots into the slice RBSP (with
 /// rbsp_slice_trailing_bits): the sequential form of the GPU packing.
 pub fn pack_slice(header: &(Vec<u8>, usize), slots: &[WordSlot]) -> Vec<u8> {
@@ -122,6 +125,7 @@ pub fn pack_slice(header: &(Vec<u8>, usize), slots: &[WordSlot]) -> Vec<u8> {
     }
     w.write_trailing_bits().expect("sized above");
     buf
+}
 }
 
 /// Where the CAVLC of the residual blocks runs.
