@@ -5,7 +5,7 @@
 
 use clap::ValueEnum;
 use wavelane::backend::BackendKind;
-use wavelane::bpc::bench::BenchOp;
+use wavelane::bench::bpc::BenchOp;
 use wavelane::bpc::train::TrainWavelet;
 use wavelane::h264::MbModes;
 use wavelane::vle::sample::SampleKind;

@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use wavelane::backend::{Backend, BackendKind};
-use wavelane::bpc::bench::{self as bpc_bench, BenchConfig};
+use wavelane::bench::bpc::{self as bpc_bench, BenchConfig};
 
 use crate::args::{BackendArg, BenchOpArg};
 use wavelane::bpc::{formats::RefFile, CodeblockBatch};

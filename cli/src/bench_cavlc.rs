@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::CliResult;
 use crate::args::BackendArg;
-use wavelane::h264::bench::{self, CavlcMeasurement};
+use wavelane::bench::cavlc::{self as bench, CavlcMeasurement};
 
 /// Arguments of `wavelane bench cavlc`.
 #[derive(Debug, Args)]

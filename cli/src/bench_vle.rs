@@ -7,7 +7,8 @@
 //! is the GVLE encoder kernel alone, "encode_pipeline" adds the histogram
 //! passes and the buffer clears, i.e. everything `--backend gpu` runs on the
 //! device; `*_wall` figures are end to end, uploads and downloads included.
-//! The copy reference is a `vkCmdCopyBuffer` of the input, counted the same
+//! The copy reference (`wavelane::bench::copy_reference`) is a
+//! `vkCmdCopyBuffer` of the input, counted the same
 //! way (bytes copied per second), so `fraction_of_copy` compares like with
 //! like: an encoder that reads its input once and writes less than it reads
 //! could in principle exceed 1. Every run checks its output: the GPU stream
@@ -23,6 +24,7 @@ use wavelane_core::vle::CodeTable;
 use super::CliResult;
 use crate::args::{BackendArg, SampleKindArg};
 use wavelane::backend::Backend;
+use wavelane::bench::{copy_reference, stats, Stats};
 use wavelane::vle::sample::{generate, SampleKind};
 use wavelane::vle::{cpu, GpuVle, VleFile, VleOptions, DEFAULT_CHUNK_SYMBOLS};
 
@@ -94,12 +96,6 @@ struct Report {
     results: Vec<Measurement>,
 }
 
-/// (best, median) of a list of nanosecond timings.
-fn stats(mut ns: Vec<f64>) -> (f64, f64) {
-    ns.sort_by(f64::total_cmp);
-    (ns[0], ns[ns.len() / 2])
-}
-
 /// Runs `f` once to warm up, then `repeats` times; returns its timings (ns)
 /// as `f` reports them, and the last result.
 fn timed<T>(
@@ -152,7 +148,7 @@ pub fn run(a: VleBenchArgs) -> CliResult {
     };
     let mut results = Vec::new();
     let mut push = |backend, op, ns: Vec<f64>, copy: Option<f64>| {
-        let (best, median) = stats(ns);
+        let Stats { best, median } = stats(ns);
         let gbs = n as f64 / best;
         results.push(Measurement {
             backend,
@@ -247,11 +243,8 @@ fn bench_gpu(
 ) -> Result<(f64, wavelane::vle::ScanKind), super::CliError> {
     let n = data.len();
     bar.set_message("gpu copy");
-    let copy_ns = v
-        .gpu()
-        .time_copy(n as u64, repeats as u32)?
-        .ok_or("this GPU queue has no timestamps; cannot time kernels")?;
-    let copy = n as f64 / copy_ns;
+    let backend = Backend::Gpu(v.gpu().clone());
+    let copy = n as f64 / copy_reference(&backend, n, repeats, "the input")?.ns;
 
     bar.set_message("gpu encode");
     let input = v.upload(data, opts.chunk_symbols)?;

@@ -27,7 +27,7 @@
 //!   CPU-only and builds with no shader compiler or Vulkan loader; asking
 //!   for the GPU is then [`backend::BackendError::GpuNotBuilt`].
 //! - `bench`: the throughput measurements behind `wavelane bench` and the
-//!   criterion benches (`bpc::bench`, `h264::bench`).
+//!   criterion benches (`bench`).
 //! - `internals`: items that exist for the workspace tests and fuzz targets
 //!   only; no stable API.
 //!
@@ -52,6 +52,8 @@ macro_rules! internal {
 }
 
 pub mod backend;
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod bpc;
 pub mod codec;
 pub mod dwt;

@@ -35,7 +35,7 @@ const ORDER_WORKGROUP: u32 = 256;
 const EMPTY: u32 = 0xFF;
 
 /// Flattens tables for the shaders: per group and bitplane 27 values
-/// (sig[9], sign[4], ref, cp_sig[9], cp_sign[4]), as `shaders/common/bpc.glsl`.
+/// (`sig[9]`, `sign[4]`, `ref`, `cp_sig[9]`, `cp_sign[4]`), as `shaders/common/bpc.glsl`.
 pub fn flatten_tables(tables: &ProbabilityTables) -> Vec<u32> {
     let mut out = Vec::with_capacity(GROUPS * TABLE_BITPLANES * 27);
     for g in tables.groups() {

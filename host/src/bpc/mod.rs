@@ -1,6 +1,6 @@
 //! BPC-PaCo on the host: many codeblocks at once on all CPU cores
 //! ([`cpu`], rayon over [`wavelane_core::bpc`]) or on a Vulkan device
-//! ([`gpu`], `shaders/bpc_*.comp`), with identical bytes; the raw codeblock
+//! (`gpu`, with the `gpu` feature; `shaders/bpc_*.comp`), with identical bytes; the raw codeblock
 //! file formats of `wavelane bpc` ([`formats`]); probability tables as JSON
 //! ([`lut_json`]) and the table trainer ([`train`]).
 //!
@@ -9,8 +9,6 @@
 //! and table group); an [`EncodedBatch`] holds every codeblock's `M` and its
 //! codewords packed back to back, with offsets.
 
-#[cfg(feature = "bench")]
-pub mod bench;
 pub mod cpu;
 pub mod formats;
 #[cfg(feature = "gpu")]

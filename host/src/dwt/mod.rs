@@ -1,5 +1,5 @@
 //! The DWT on the host: [`wavelane_core::dwt`] run on all CPU cores
-//! ([`cpu`], rayon) or as Vulkan compute shaders ([`gpu`]), with the same
+//! ([`cpu`], rayon) or as Vulkan compute shaders (`gpu`), with the same
 //! results (bit-identical for the integer wavelets; the f32 9/7 agrees to
 //! 1e-5 relative and bit-exactly on IEEE devices).
 //!
@@ -19,7 +19,7 @@
 //! ```
 //!
 //! For device-resident work (benchmarks, a GPU codec pipeline) use
-//! [`gpu::GpuDwt`] directly: it records the dispatches of a whole transform
+//! `gpu::GpuDwt` (`gpu` feature) directly: it records the dispatches of a whole transform
 //! over buffers that stay on the device.
 
 pub mod cpu;

@@ -1,5 +1,5 @@
 //! Whole pictures and sequences: macroblock coding in raster order, CAVLC of
-//! every residual block (on the CPU here, or on the GPU in [`super::gpu`]),
+//! every residual block (on the CPU here, or on the GPU in `h264::gpu`),
 //! packing of the per-block bit strings into the slice data, and the Annex B
 //! stream.
 
@@ -138,7 +138,7 @@ pub trait EntropyCoder: Sync {
     ) -> Result<Vec<u8>, H264Error>;
 }
 
-/// CAVLC on the CPU cores ([`unit_slots`] then [`pack_slice`]).
+/// CAVLC on the CPU cores (`unit_slots` then `pack_slice`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CpuEntropy;
 

@@ -9,8 +9,6 @@
 //! (4:2:0 crops in 2-sample units), so the stream and the reconstruction
 //! carry the even size. See `docs/h264.md`.
 
-#[cfg(feature = "bench")]
-pub mod bench;
 pub mod decode;
 pub mod encode;
 #[cfg(feature = "gpu")]

@@ -1,6 +1,6 @@
 //! VLE: canonical length-limited Huffman coding of any byte stream, on all
 //! CPU cores or on the GPU (the GVLE design, docs/vle.md), in the `.wlv`
-//! container of [`format`].
+//! container of [`format`](mod@format).
 //!
 //! ```
 //! use wavelane::backend::Backend;
@@ -14,7 +14,7 @@
 //!
 //! Both backends produce the same bytes: the CPU path runs
 //! [`wavelane_core::vle`] per chunk group ([`cpu`]); the GPU path runs the
-//! histogram, the encoder and the decoder as compute shaders ([`gpu`]), which
+//! histogram, the encoder and the decoder as compute shaders (`gpu`), which
 //! mirror the core's lane-parallel model ([`wavelane_core::vle::lanes`]).
 //! The code table is built on the host from the (GPU or CPU) histogram: it
 //! is 256 symbols of package-merge, microseconds of work.

@@ -21,10 +21,10 @@ use std::time::Instant;
 use serde::Serialize;
 use wavelane_core::bpc::{self, CodingParams, Mode, ProbabilityTables, Scratch};
 
-#[cfg(feature = "gpu")]
-use super::gpu;
-use super::{cpu, BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
 use crate::backend::{Backend, BackendKind};
+#[cfg(feature = "gpu")]
+use crate::bpc::gpu;
+use crate::bpc::{cpu, BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
 
 /// One measurement.
 #[derive(Debug, Clone, Serialize)]
