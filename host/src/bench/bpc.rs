@@ -156,7 +156,9 @@ fn tiled(source: &CodeblockBatch, size: usize) -> CodeblockBatch {
     batch
 }
 
-/// Splits a batch into batches of at most `max_coefficients` coefficients.
+/// Splits a batch into batches of at most `max_coefficients` coefficients
+/// (a device's binding limit: only the GPU measurement splits).
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 fn chunks(batch: &CodeblockBatch, max_coefficients: usize) -> Vec<CodeblockBatch> {
     let per = (max_coefficients / 4096).max(1);
     batch
