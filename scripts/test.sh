@@ -29,6 +29,20 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo fmt --manifest-path tools/shader-stats/Cargo.toml -- --check
 cargo clippy --manifest-path tools/shader-stats/Cargo.toml -- -D warnings
 
+step "the library alone: CPU-only build, no CLI dependencies, rustdoc"
+# Without the default `gpu` feature the library needs no glslc and no Vulkan
+# loader, and it never pulls in the command line's dependencies.
+cargo build -p wavelane --no-default-features
+deps=$(cargo tree -p wavelane --no-default-features -e normal --prefix none)
+for crate in clap indicatif vulkano; do
+    if grep -q "^$crate v" <<<"$deps"; then
+        echo "wavelane --no-default-features depends on $crate" >&2
+        exit 1
+    fi
+done
+RUSTDOCFLAGS="-D warnings" cargo doc -p wavelane --no-deps
+RUSTDOCFLAGS="-D warnings" cargo doc -p wavelane --no-deps --no-default-features
+
 step "core for the MCU (thumbv7em-none-eabihf), with and without defmt"
 cargo build -p wavelane-core --target thumbv7em-none-eabihf
 cargo build -p wavelane-core --target thumbv7em-none-eabihf --features defmt

@@ -9,7 +9,9 @@ use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use wavelane::backend::{Backend, BackendKind};
-use wavelane::bpc::bench::{self as bpc_bench, BenchConfig, BenchOp};
+use wavelane::bench::bpc::{self as bpc_bench, BenchConfig};
+
+use crate::args::{BackendArg, BenchOpArg};
 use wavelane::bpc::{formats::RefFile, CodeblockBatch};
 use wavelane_core::bpc::Mode;
 
@@ -60,14 +62,14 @@ struct BpcBenchArgs {
         value_delimiter = ',',
         default_value = "encode,decode"
     )]
-    ops: Vec<BenchOp>,
+    ops: Vec<BenchOpArg>,
     /// Also time the core encoder on a single thread (CPU backend, with
     /// encode in --ops).
     #[arg(long)]
     single_thread: bool,
     /// Where to run.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -107,14 +109,14 @@ fn bpc(a: BpcBenchArgs) -> CliResult {
         }
         None => None,
     };
-    let backend = bench_backend(a.backend)?;
+    let backend = bench_backend(a.backend.into())?;
     let config = BenchConfig {
         source,
         sizes: a.sizes,
         modes,
         repeats: a.repeats,
         single_thread: a.single_thread,
-        ops: a.ops,
+        ops: a.ops.into_iter().map(Into::into).collect(),
     };
     let bar = ProgressBar::new_spinner();
     let results = bpc_bench::run(&config, &backend, |m| bar.set_message(m.to_owned()))?;

@@ -6,8 +6,8 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use super::CliResult;
-use wavelane::backend::BackendKind;
-use wavelane::h264::bench::{self, CavlcMeasurement};
+use crate::args::BackendArg;
+use wavelane::bench::cavlc::{self as bench, CavlcMeasurement};
 
 /// Arguments of `wavelane bench cavlc`.
 #[derive(Debug, Args)]
@@ -26,8 +26,8 @@ pub struct CavlcBenchArgs {
     #[arg(long, default_value_t = 5)]
     repeats: usize,
     /// Where the encode runs besides the CPU (gpu adds the GPU encode).
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -67,7 +67,7 @@ pub fn run(a: CavlcBenchArgs) -> CliResult {
         .iter()
         .map(|s| parse_size(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let backend = super::bench::bench_backend(a.backend)?;
+    let backend = super::bench::bench_backend(a.backend.into())?;
     let bar = if a.json {
         ProgressBar::hidden()
     } else {

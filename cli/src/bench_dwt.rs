@@ -4,10 +4,10 @@
 //!
 //! Bytes counted per level: one read and one write of every sample of the
 //! level's region (`8 * w * h` bytes for 32-bit samples); halo re-reads are
-//! not counted, so the figure is the useful bandwidth. The copy reference is
-//! a device buffer copy of the image on the GPU (`Gpu::time_copy`), a
-//! `copy_from_slice` of the image on the CPU, reported as read + write bytes
-//! per second.
+//! not counted, so the figure is the useful bandwidth. The copy reference
+//! (`wavelane::bench::copy_reference`) is a device buffer copy of the image
+//! on the GPU, a `copy_from_slice` of the image on the CPU, reported as
+//! read + write bytes per second.
 //!
 //! On the GPU, the result of the timed transform is checked outside the
 //! timing against the CPU backend's (bit for bit for the integer wavelets,
@@ -24,7 +24,9 @@ use wavelane_core::dwt::{level_size, max_levels, Cdf53, Cdf97, Fixed97, ImageLay
 
 use super::dwt::WaveletArg;
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind, Gpu};
+use crate::args::BackendArg;
+use wavelane::backend::{Backend, Gpu};
+use wavelane::bench::{copy_reference, stats, Stats};
 use wavelane::dwt::gpu::GpuDwt;
 use wavelane::dwt::{self as host_dwt, HostWavelet};
 
@@ -47,8 +49,8 @@ pub struct DwtBenchArgs {
     #[arg(long, default_value_t = 5)]
     repeats: usize,
     /// Where to run.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -90,14 +92,9 @@ struct Report {
     bytes_per_transform: u64,
     copy_gb_per_s: f64,
     /// How the copy reference was taken.
-    copy_method: &'static str,
+    copy_method: String,
     timing: &'static str,
     results: Vec<Measurement>,
-}
-
-fn stats(mut ns: Vec<f64>) -> (f64, f64) {
-    ns.sort_by(f64::total_cmp);
-    (ns[0], ns[ns.len() / 2])
 }
 
 /// Runs `wavelane bench dwt`.
@@ -113,7 +110,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
         )
         .into());
     }
-    let backend = super::bench::bench_backend(a.backend)?;
+    let backend = super::bench::bench_backend(a.backend.into())?;
     let n = a.size * a.size;
     let bytes: u64 = (0..a.levels)
         .map(|l| {
@@ -132,34 +129,12 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
             (state >> 56) as i32 - 128
         })
         .collect();
-    let (copy_ns, copy_method, timing) = match &backend {
-        Backend::Gpu(gpu) => {
-            let ns = gpu
-                .time_copy(4 * n as u64, a.repeats as u32)?
-                .ok_or("this GPU queue has no timestamps; cannot time kernels")?;
-            (
-                ns,
-                "vkCmdCopyBuffer of the image, GPU timestamps",
-                "GPU timestamps around the dispatches (no transfers)",
-            )
-        }
-        Backend::Cpu => {
-            let mut dst = vec![0i32; n];
-            let mut times = Vec::new();
-            for _ in 0..=a.repeats {
-                let t = Instant::now();
-                dst.copy_from_slice(&image);
-                times.push(t.elapsed().as_nanos() as f64);
-                std::hint::black_box(&dst);
-            }
-            (
-                stats(times).0,
-                "copy_from_slice of the image, one thread",
-                "wall clock, all cores",
-            )
-        }
+    let copy = copy_reference(&backend, 4 * n, a.repeats, "the image")?;
+    let timing = match &backend {
+        Backend::Gpu(_) => "GPU timestamps around the dispatches (no transfers)",
+        Backend::Cpu => "wall clock, all cores",
     };
-    let copy_gbs = 8.0 * n as f64 / copy_ns;
+    let copy_gbs = 8.0 * n as f64 / copy.ns;
     let jobs = a.wavelet.len() * if a.inverse { 2 } else { 1 };
     let bar = if a.json {
         ProgressBar::hidden()
@@ -200,7 +175,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
                 .min_by(|x, y| x.0.total_cmp(&y.0))
                 .map(|r| r.1.iter().map(|ns| ns / 1e6).collect())
                 .unwrap_or_default();
-            let (best, median) = stats(runs.into_iter().map(|r| r.0).collect());
+            let Stats { best, median } = stats(runs.into_iter().map(|r| r.0).collect());
             let achieved = bytes as f64 / best;
             results.push(Measurement {
                 wavelet: format!("{:?}", wv.wavelet()),
@@ -225,7 +200,7 @@ pub fn run(a: DwtBenchArgs) -> CliResult {
         sample_bytes: 4,
         bytes_per_transform: bytes,
         copy_gb_per_s: copy_gbs,
-        copy_method,
+        copy_method: copy.method,
         timing,
         results,
     };

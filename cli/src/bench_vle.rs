@@ -7,7 +7,8 @@
 //! is the GVLE encoder kernel alone, "encode_pipeline" adds the histogram
 //! passes and the buffer clears, i.e. everything `--backend gpu` runs on the
 //! device; `*_wall` figures are end to end, uploads and downloads included.
-//! The copy reference is a `vkCmdCopyBuffer` of the input, counted the same
+//! The copy reference (`wavelane::bench::copy_reference`) is a
+//! `vkCmdCopyBuffer` of the input, counted the same
 //! way (bytes copied per second), so `fraction_of_copy` compares like with
 //! like: an encoder that reads its input once and writes less than it reads
 //! could in principle exceed 1. Every run checks its output: the GPU stream
@@ -21,7 +22,9 @@ use serde::Serialize;
 use wavelane_core::vle::CodeTable;
 
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind};
+use crate::args::{BackendArg, SampleKindArg};
+use wavelane::backend::Backend;
+use wavelane::bench::{copy_reference, stats, Stats};
 use wavelane::vle::sample::{generate, SampleKind};
 use wavelane::vle::{cpu, GpuVle, VleFile, VleOptions, DEFAULT_CHUNK_SYMBOLS};
 
@@ -33,8 +36,8 @@ pub struct VleBenchArgs {
     #[arg(long, default_value_t = 128)]
     size_mb: usize,
     /// What the input is made of.
-    #[arg(long, value_enum, default_value_t = SampleKind::Text)]
-    kind: SampleKind,
+    #[arg(long, value_enum, default_value_t = SampleKindArg::Text)]
+    kind: SampleKindArg,
     /// Seed of the generated input.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -57,8 +60,8 @@ pub struct VleBenchArgs {
     repeats: usize,
     /// `cpu`: the CPU only; `gpu`: the CPU and the GPU (an error without
     /// one); `auto`: the CPU, and the GPU if one can be opened.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -91,12 +94,6 @@ struct Report {
     gpu_scan: Option<wavelane::vle::ScanKind>,
     gpu_encode_workgroups: Option<u32>,
     results: Vec<Measurement>,
-}
-
-/// (best, median) of a list of nanosecond timings.
-fn stats(mut ns: Vec<f64>) -> (f64, f64) {
-    ns.sort_by(f64::total_cmp);
-    (ns[0], ns[ns.len() / 2])
 }
 
 /// Runs `f` once to warm up, then `repeats` times; returns its timings (ns)
@@ -135,11 +132,11 @@ pub fn run(a: VleBenchArgs) -> CliResult {
     wavelane_core::vle::check_chunk_symbols(opts.chunk_symbols)
         .map_err(|e| format!("--chunk-symbols: {e}"))?;
     let gpu = match a.backend {
-        BackendKind::Cpu => None,
-        kind => super::bench::bench_backend(kind)?.gpu().cloned(),
+        BackendArg::Cpu => None,
+        kind => super::bench::bench_backend(kind.into())?.gpu().cloned(),
     };
     let n = a.size_mb * 1_000_000;
-    let data = generate(a.kind, n, a.seed);
+    let data = generate(a.kind.into(), n, a.seed);
     let jobs = (2 + if gpu.is_some() { 4 } else { 0 }) * a.repeats;
     let bar = if a.json {
         ProgressBar::hidden()
@@ -151,7 +148,7 @@ pub fn run(a: VleBenchArgs) -> CliResult {
     };
     let mut results = Vec::new();
     let mut push = |backend, op, ns: Vec<f64>, copy: Option<f64>| {
-        let (best, median) = stats(ns);
+        let Stats { best, median } = stats(ns);
         let gbs = n as f64 / best;
         results.push(Measurement {
             backend,
@@ -216,7 +213,7 @@ pub fn run(a: VleBenchArgs) -> CliResult {
     bar.finish_and_clear();
     let report = Report {
         area: "vle",
-        input_kind: a.kind,
+        input_kind: a.kind.into(),
         input_bytes: n,
         options: opts,
         compressed_bits_per_byte: file.data_bits as f64 / n as f64,
@@ -246,11 +243,8 @@ fn bench_gpu(
 ) -> Result<(f64, wavelane::vle::ScanKind), super::CliError> {
     let n = data.len();
     bar.set_message("gpu copy");
-    let copy_ns = v
-        .gpu()
-        .time_copy(n as u64, repeats as u32)?
-        .ok_or("this GPU queue has no timestamps; cannot time kernels")?;
-    let copy = n as f64 / copy_ns;
+    let backend = Backend::Gpu(v.gpu().clone());
+    let copy = n as f64 / copy_reference(&backend, n, repeats, "the input")?.ns;
 
     bar.set_message("gpu encode");
     let input = v.upload(data, opts.chunk_symbols)?;

@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::args::BackendArg;
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use wavelane::backend::{Backend, BackendKind};
+use wavelane::backend::Backend;
 use wavelane::bpc::formats::{self, RefFile};
 use wavelane::bpc::{cpu, gpu, lut_json, CodeblockBatch, EncodedBatch};
 use wavelane_core::bpc::{DecodeLimits, Mode};
@@ -41,8 +42,8 @@ struct Coding {
     #[arg(long, default_value = "reference")]
     lut: String,
     /// Where to run.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     json: bool,
@@ -136,7 +137,7 @@ fn setup(
 > {
     let mode = Mode::from_passes(c.passes).expect("clap checks 2..=3");
     let tables = lut_json::load_tables(&c.lut, mode)?;
-    let backend = Backend::select(c.backend)?;
+    let backend = Backend::select(c.backend.into())?;
     Ok((mode, tables, backend))
 }
 

@@ -13,7 +13,8 @@ use super::encode::{files_bar, output_path};
 use super::{CliError, CliResult};
 use wavelane_core::dwt::{level_size, Wavelet};
 
-use wavelane::backend::{Backend, BackendKind, Job};
+use crate::args::BackendArg;
+use wavelane::backend::{Backend, Job};
 use wavelane::codec::file::{Container, ReadOptions};
 use wavelane::codec::header::Header;
 use wavelane::codec::progressive::{header_len_from_prefix, prefix_len};
@@ -39,8 +40,8 @@ pub struct DecodeArgs {
     /// Where the transform and decoder run; `auto` takes a hardware GPU only
     /// for images large enough to finish first there for this many CPU
     /// threads (docs/perf/codec.md), else the CPU.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    pub backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
     /// Decode what is there: a truncated file as the progressive prefix it
     /// is (a lower-quality or smaller image), segments whose CRC fails left
     /// out with the layers after them; a warning on stderr says what was lost.

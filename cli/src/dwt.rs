@@ -11,7 +11,8 @@ use serde_json::json;
 use wavelane_core::dwt::{self, shift, Cdf53, Cdf97, Fixed97, ImageLayout, Orientation, Wavelet};
 
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind};
+use crate::args::BackendArg;
+use wavelane::backend::Backend;
 use wavelane::codec::Image;
 use wavelane::dwt::{self as host_dwt, HostWavelet};
 use wavelane::image_io::{self, FileFormat};
@@ -78,8 +79,8 @@ pub struct DwtArgs {
     #[arg(long)]
     pub png: Option<PathBuf>,
     /// Where to run.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    pub backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
     /// Print width, height, timing and every subband's rectangle as JSON.
     #[arg(long)]
     pub json: bool,
@@ -87,7 +88,7 @@ pub struct DwtArgs {
 
 /// Runs `wavelane dwt`.
 pub fn run(args: DwtArgs) -> CliResult {
-    let backend = Backend::select(args.backend)?;
+    let backend = Backend::select(args.backend.into())?;
     if args.inverse {
         return inverse(&args, &backend);
     }

@@ -10,7 +10,8 @@ use std::io::Write;
 
 use super::batch::Batch;
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind, Job};
+use crate::args::BackendArg;
+use wavelane::backend::{Backend, Job};
 use wavelane::codec::{self, EncodeOptions, RateTarget, TableChoice};
 use wavelane::image_io;
 use wavelane::output::AtomicFile;
@@ -110,8 +111,8 @@ pub struct EncodeArgs {
     /// Where the transform and coder run; `auto` takes a hardware GPU only
     /// for lossless images large enough to finish first there for this many
     /// CPU threads (docs/perf/codec.md), else the CPU.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    pub backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
     /// Skip inputs whose output exists and verifies cleanly (resume a killed batch).
     #[arg(long)]
     pub skip_existing: bool,

@@ -7,11 +7,12 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind};
+use crate::args::BackendArg;
+use crate::args::MbModesArg;
+use wavelane::backend::Backend;
 use wavelane::h264::encode::{encode_sequence, CpuEntropy, EncodeOptions, EntropyCoder};
 use wavelane::h264::gpu::GpuEntropy;
 use wavelane::h264::input::read_input;
-use wavelane::h264::MbModes;
 
 /// Arguments of `wavelane h264`.
 #[derive(Debug, Args)]
@@ -28,11 +29,11 @@ pub struct H264Args {
     #[arg(long, value_name = "RECON.yuv")]
     pub recon: Option<PathBuf>,
     /// Where CAVLC runs: cpu, gpu or auto.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    pub backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
     /// Luma prediction types the mode decision may use.
-    #[arg(long, value_enum, default_value_t = MbModes::Auto)]
-    pub mb_modes: MbModes,
+    #[arg(long, value_enum, default_value_t = MbModesArg::Auto)]
+    pub mb_modes: MbModesArg,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
@@ -41,7 +42,7 @@ pub struct H264Args {
 /// Runs `wavelane h264`.
 pub fn run(args: H264Args) -> CliResult {
     let input = read_input(&args.input)?;
-    let backend = Backend::select(args.backend)?;
+    let backend = Backend::select(args.backend.into())?;
     let entropy: Box<dyn EntropyCoder> = match &backend {
         Backend::Cpu => Box::new(CpuEntropy),
         Backend::Gpu(g) => Box::new(GpuEntropy::new(g.clone())),
@@ -59,7 +60,7 @@ pub fn run(args: H264Args) -> CliResult {
     };
     let opts = EncodeOptions {
         qp: args.qp,
-        modes: args.mb_modes,
+        modes: args.mb_modes.into(),
     };
     let start = std::time::Instant::now();
     let encoded = encode_sequence(&input.frames, &opts, entropy.as_ref(), &|| bar.inc(1))?;

@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod args;
 mod batch;
 mod bench;
 mod bench_cavlc;
@@ -18,10 +19,13 @@ mod dwt;
 mod encode;
 mod h264;
 mod info;
+mod logger;
 mod plot;
 mod train_lut;
 mod verify;
 mod vle;
+
+pub use logger::init_logger;
 
 /// Errors returned by subcommands; `main` prints the whole cause chain.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;

@@ -7,6 +7,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     default_sigpipe();
+    wavelane_cli::init_logger();
     // The main thread is one of the pool's workers instead of waiting for
     // them: one thread fewer to start, and a parallel stage starts on this
     // thread at once instead of after a wake-up (small images run many

@@ -9,10 +9,11 @@
 
 use std::path::PathBuf;
 
+use crate::args::TrainWaveletArg;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wavelane::bpc::formats::{RefFile, REF_MAGIC};
-use wavelane::bpc::train::{image_codeblocks, ImageTraining, TrainWavelet, Trainer};
+use wavelane::bpc::train::{image_codeblocks, ImageTraining, Trainer};
 use wavelane::bpc::{lut_json, CodeblockBatch};
 use wavelane::codec::{self, EncodeOptions, RateTarget};
 use wavelane::image_io;
@@ -34,8 +35,8 @@ pub struct TrainLutArgs {
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
     passes: u8,
     /// Wavelet applied to images.
-    #[arg(long, value_enum, default_value_t = TrainWavelet::Fixed97)]
-    wavelet: TrainWavelet,
+    #[arg(long, value_enum, default_value_t = TrainWaveletArg::Fixed97)]
+    wavelet: TrainWaveletArg,
     /// Decomposition levels for images.
     #[arg(long, default_value_t = 5)]
     levels: u32,
@@ -93,7 +94,7 @@ fn codeblocks(
 pub fn run(args: TrainLutArgs) -> CliResult {
     let mode = Mode::from_passes(args.passes).expect("clap checks 2..=3");
     let opt = ImageTraining {
-        wavelet: args.wavelet,
+        wavelet: args.wavelet.into(),
         levels: args.levels,
         step: args.step,
         codeblock_height: args.codeblock_height,

@@ -11,7 +11,8 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use super::CliResult;
-use wavelane::backend::{Backend, BackendKind, Job};
+use crate::args::BackendArg;
+use wavelane::backend::{Backend, Job};
 use wavelane::vle::{self, VleFile, VleOptions};
 
 /// Arguments of `wavelane vle`.
@@ -49,8 +50,8 @@ struct CompressArgs {
     /// Where to run; `auto` takes the CPU (the GPU, with its start-up and
     /// transfers, finished first on no measured file; `gpu` or a device
     /// named in WAVELANE_DEVICE runs there).
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     json: bool,
@@ -66,8 +67,8 @@ struct DecompressArgs {
     /// Where to run; `auto` takes the CPU (the GPU, with its start-up and
     /// transfers, finished first on no measured file; `gpu` or a device
     /// named in WAVELANE_DEVICE runs there).
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     json: bool,
@@ -186,7 +187,7 @@ fn compress(a: CompressArgs) -> CliResult {
         chunk_symbols: a.chunk_symbols,
     };
     let data = read(&a.input)?;
-    let backend = Backend::select_for(a.backend, Job::Vle)?;
+    let backend = Backend::select_for(a.backend.into(), Job::Vle)?;
     let bar = spinner(
         a.json,
         format!("compressing {} bytes on {}", data.len(), backend.describe()),
@@ -215,7 +216,7 @@ fn compress(a: CompressArgs) -> CliResult {
 
 fn decompress(a: DecompressArgs) -> CliResult {
     let packed = read(&a.input)?;
-    let backend = Backend::select_for(a.backend, Job::Vle)?;
+    let backend = Backend::select_for(a.backend.into(), Job::Vle)?;
     let bar = spinner(
         a.json,
         format!(

@@ -71,6 +71,8 @@ fn child_select_without_driver() {
         Ok("1"),
         "run only as the child of gpu_kind_errors_and_auto_falls_back_without_driver"
     );
+    // The library logs its notices; the tool's logger prints them.
+    wavelane_cli::init_logger();
     match Backend::select(BackendKind::Gpu) {
         Err(BackendError::GpuUnavailable(e)) => {
             let text = e.to_string();

@@ -6,7 +6,7 @@
 //! Run: `cargo bench -p wavelane --bench cavlc`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use wavelane::h264::bench::{coded_blocks, synthetic_picture};
+use wavelane::bench::cavlc::{coded_blocks, synthetic_picture};
 use wavelane::h264::decode::parse_stream;
 use wavelane::h264::encode::{
     code_picture, encode_sequence, slice_header_bits, CpuEntropy, EncodeOptions, EntropyCoder,

@@ -15,11 +15,11 @@
 //! first dispatch): the best the CPU has, but not above the named level, so
 //! that the copies can be compared on one machine (`cli/tests/simd_cli.rs`
 //! encodes the same image under every level and compares the bytes). A
-//! level above the CPU's runs the CPU's best. A set level prints a
-//! one-line notice on stderr naming the copy that runs (`wavelane:
-//! WAVELANE_SIMD=v4: the CPU lacks v4; the v3 copy of the hot loops runs`).
-//! Unset or empty: no cap, no notice; any other value: a notice that it is
-//! ignored, and no cap.
+//! level above the CPU's runs the CPU's best. A set level logs a one-line
+//! notice (`log` facade, level `info`; the command-line tool prints it to
+//! stderr as `wavelane: WAVELANE_SIMD=v4: the CPU lacks v4; the v3 copy of
+//! the hot loops runs`). Unset or empty: no cap, no notice; any other value:
+//! a `warn` notice that it is ignored, and no cap.
 
 /// Defines `fn $name(args) -> R { body }` that runs `body` compiled with
 /// the x86-64-v4 or -v3 features when the CPU has them (and
@@ -137,7 +137,7 @@ pub fn parse_cap(value: Option<&std::ffi::OsStr>) -> Result<Option<Level>, Strin
     }
     Level::parse(&text).map(Some).ok_or_else(|| {
         format!(
-            "wavelane: {ENV}={text:?} is not baseline, v3 or v4; ignored (the CPU's best, {}, runs)",
+            "{ENV}={text:?} is not baseline, v3 or v4; ignored (the CPU's best, {}, runs)",
             cpu_level().name()
         )
     })
@@ -151,7 +151,7 @@ pub fn level() -> Level {
         let cap = match parse_cap(std::env::var_os(ENV).as_deref()) {
             Ok(cap) => cap,
             Err(notice) => {
-                eprintln!("{notice}");
+                log::warn!("{notice}");
                 None
             }
         };
@@ -166,8 +166,8 @@ pub fn level() -> Level {
         } else {
             String::new()
         };
-        eprintln!(
-            "wavelane: {ENV}={}:{lacks} the {} copy of the hot loops runs",
+        log::info!(
+            "{ENV}={}:{lacks} the {} copy of the hot loops runs",
             cap.name(),
             level.name()
         );

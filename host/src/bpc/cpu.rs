@@ -209,8 +209,8 @@ fn encode_blocks(
     let with_records = detail != Detail::None;
     // Small leaves: a block's cost varies tenfold with its subband, and a
     // rayon leaf, once started, runs to its end on one thread; leaves of a
-    // quarter of the batch per thread left one thread coding alone for the
-    // last ~12% of the stage on 1536x1536 (2 threads). The scratch is the
+    // quarter of the batch per thread left one thread coding alone at the
+    // end of the stage. The scratch is the
     // thread's own, so that many leaves do not mean many fresh buffers.
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()

@@ -35,7 +35,7 @@ const ORDER_WORKGROUP: u32 = 256;
 const EMPTY: u32 = 0xFF;
 
 /// Flattens tables for the shaders: per group and bitplane 27 values
-/// (sig[9], sign[4], ref, cp_sig[9], cp_sign[4]), as `shaders/bpc/bpc.glsl`.
+/// (`sig[9]`, `sign[4]`, `ref`, `cp_sig[9]`, `cp_sign[4]`), as `shaders/bpc/bpc.glsl`.
 pub fn flatten_tables(tables: &ProbabilityTables) -> Vec<u32> {
     let mut out = Vec::with_capacity(GROUPS * TABLE_BITPLANES * 27);
     for g in tables.groups() {
@@ -101,10 +101,9 @@ const DECODER: Builds = Builds {
 };
 
 /// The build of `builds` for `batch` and `tables`. The 64-row builds' state
-/// maps take a quarter of the shared memory, so an SM holds more teams (on
-/// an H200 they coded the reference sample 2.4x faster), and a 2-pass build
-/// keeps no pending map and runs no cleanup pass (encoding 18% and decoding
-/// 11% faster again; docs/history/bpc-paco.md). Every build gives the same bytes; the shaders
+/// maps take a quarter of the shared memory, so an SM holds more teams, and
+/// a 2-pass build keeps no pending map and runs no cleanup pass; both are
+/// faster (figures in docs/history/bpc-paco.md). Every build gives the same bytes; the shaders
 /// themselves refuse a codeblock taller than theirs, and the 2-pass builds
 /// are only ever given 2-pass tables (here).
 fn build_for(

@@ -1,6 +1,6 @@
 //! BPC-PaCo on the host: many codeblocks at once on all CPU cores
 //! ([`cpu`], rayon over [`wavelane_core::bpc`]) or on a Vulkan device
-//! ([`gpu`], `shaders/bpc/`), with identical bytes; the raw codeblock
+//! (`gpu`, with the `gpu` feature; `shaders/bpc/`), with identical bytes; the raw codeblock
 //! file formats of `wavelane bpc` ([`formats`]); probability tables as JSON
 //! ([`lut_json`]) and the table trainer ([`train`]).
 //!
@@ -9,9 +9,9 @@
 //! and table group); an [`EncodedBatch`] holds every codeblock's `M` and its
 //! codewords packed back to back, with offsets.
 
-pub mod bench;
 pub mod cpu;
 pub mod formats;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod lut_json;
 pub mod train;
@@ -20,6 +20,7 @@ use wavelane_core::bpc::{
     Codeblock, CodeblockMut, DecodeError, EncodeError, GeometryError, GROUPS,
 };
 
+#[cfg(feature = "gpu")]
 use crate::backend::GpuError;
 
 pub use formats::{RefBlock, RefFile};
@@ -72,6 +73,7 @@ pub enum BpcError {
     #[error("probability tables: {0}")]
     Tables(String),
     /// The GPU failed or reported a problem.
+    #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] GpuError),
 }

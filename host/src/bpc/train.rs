@@ -1,5 +1,5 @@
-//! Training probability tables from data, as seed 000 (section 3.2.2)
-//! describes: for every subband group, bitplane and context, the
+//! Training probability tables from data, as the BPC-PaCo design does it
+//! (docs/bpc-paco.md, "Training tables"): for every subband group, bitplane and context, the
 //! probability that the coded symbol is 0, measured on a training set and
 //! stored as `floor(P(0) * 128)`.
 //!
@@ -422,8 +422,8 @@ fn sample_selection(batch: &CodeblockBatch, every: usize) -> Vec<BlockSymbols> {
 /// The 7-bit probability that codes `zeros` zeros among `total` symbols in
 /// the fewest bits: `floor` or `ceil` of `128 * zeros / total` (the code
 /// length is convex in the probability), clamped to 1..=127; 64 when
-/// `total` is 0. Plain flooring, as seed 000 describes, biases every cell
-/// toward the symbol 1.
+/// `total` is 0. Plain flooring of the measured probability biases every
+/// cell toward the symbol 1.
 pub fn cheapest_probability(zeros: u64, total: u64) -> u8 {
     if total == 0 {
         return 64;
@@ -438,13 +438,11 @@ pub fn cheapest_probability(zeros: u64, total: u64) -> u8 {
 }
 
 /// Wavelet for image training.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrainWavelet {
     /// Reversible CDF 5/3 (the lossless codec path).
-    #[value(name = "53")]
     Cdf53,
     /// Fixed-point CDF 9/7 (the lossy codec path).
-    #[value(name = "97")]
     Fixed97,
 }
 

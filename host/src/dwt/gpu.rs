@@ -9,7 +9,7 @@
 //! writes its LL band into the coefficients buffer too. A level that
 //! transforms Z first runs the Z pass into a Z buffer, which the 2-D level
 //! then reads. Each level is a single pass over memory (read once plus halo,
-//! written once), the register-block design that
+//! written once), the register-block design (docs/dwt.md) that
 //! [`wavelane_core::dwt::block`] models: forward levels stream tall strips
 //! ([`forward_strip`], height per level as a push constant), inverse levels
 //! lift whole register blocks.

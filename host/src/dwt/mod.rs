@@ -1,5 +1,5 @@
 //! The DWT on the host: [`wavelane_core::dwt`] run on all CPU cores
-//! ([`cpu`], rayon) or as Vulkan compute shaders ([`gpu`]), with the same
+//! ([`cpu`], rayon) or as Vulkan compute shaders (`gpu`), with the same
 //! results (bit-identical for the integer wavelets; the f32 9/7 agrees to
 //! 1e-5 relative and bit-exactly on IEEE devices).
 //!
@@ -19,17 +19,20 @@
 //! ```
 //!
 //! For device-resident work (benchmarks, a GPU codec pipeline) use
-//! [`gpu::GpuDwt`] directly: it records the dispatches of a whole transform
+//! `gpu::GpuDwt` (`gpu` feature) directly: it records the dispatches of a whole transform
 //! over buffers that stay on the device.
 
 pub mod cpu;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 
-use vulkano::buffer::BufferContents;
 use wavelane_core::dwt::volume::VolumeLayout;
 use wavelane_core::dwt::{Cdf53, Cdf97, DwtError, Fixed97, ImageLayout, Lifting};
 
-use crate::backend::{Backend, GpuError};
+use crate::backend::Backend;
+#[cfg(feature = "gpu")]
+use crate::backend::GpuError;
+#[cfg(feature = "gpu")]
 use crate::shaders::{self, Shader};
 
 /// Errors of the host DWT.
@@ -39,20 +42,38 @@ pub enum DwtHostError {
     #[error("DWT: {0}")]
     Core(#[from] DwtError),
     /// The GPU failed.
+    #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] GpuError),
     /// The DWT shaders need 4..=64 lanes per subgroup (a power of two).
+    #[cfg(feature = "gpu")]
     #[error("the DWT shaders need a subgroup size that is a power of two in 4..=64; this device has {0}")]
     SubgroupSize(u32),
     /// The GPU shaders index with 32-bit integers.
+    #[cfg(feature = "gpu")]
     #[error("{0} samples exceed the 2^32-sample limit of the GPU DWT")]
     TooLarge(u64),
 }
 
+/// What a device buffer needs of a sample type: vulkano's `BufferContents`
+/// with the `gpu` feature, nothing without it. One bound for both builds
+/// keeps [`HostWavelet`] and every generic function over it free of `cfg`.
+#[cfg(feature = "gpu")]
+pub trait DeviceSample: vulkano::buffer::BufferContents {}
+#[cfg(feature = "gpu")]
+impl<T: vulkano::buffer::BufferContents> DeviceSample for T {}
+
+/// What a device buffer needs of a sample type: vulkano's `BufferContents`
+/// with the `gpu` feature, nothing without it.
+#[cfg(not(feature = "gpu"))]
+pub trait DeviceSample {}
+#[cfg(not(feature = "gpu"))]
+impl<T> DeviceSample for T {}
+
 /// A wavelet with its GPU shaders: the host side of [`Lifting`].
 pub trait HostWavelet: Lifting<Sample = Self::HostSample> {
     /// The sample type, with what buffers and threads need.
-    type HostSample: BufferContents
+    type HostSample: DeviceSample
         + bytemuck::Pod
         + Default
         + PartialEq
@@ -60,36 +81,52 @@ pub trait HostWavelet: Lifting<Sample = Self::HostSample> {
         + Send
         + Sync;
     /// Forward 2-D level shader.
+    #[cfg(feature = "gpu")]
     const FORWARD: &'static Shader;
     /// Inverse 2-D level shader.
+    #[cfg(feature = "gpu")]
     const INVERSE: &'static Shader;
     /// Forward Z pass shader.
+    #[cfg(feature = "gpu")]
     const Z_FORWARD: &'static Shader;
     /// Inverse Z pass shader.
+    #[cfg(feature = "gpu")]
     const Z_INVERSE: &'static Shader;
 }
 
 impl HostWavelet for Cdf53 {
     type HostSample = i32;
+    #[cfg(feature = "gpu")]
     const FORWARD: &'static Shader = &shaders::DWT53_FWD;
+    #[cfg(feature = "gpu")]
     const INVERSE: &'static Shader = &shaders::DWT53_INV;
+    #[cfg(feature = "gpu")]
     const Z_FORWARD: &'static Shader = &shaders::DWT53_ZFWD;
+    #[cfg(feature = "gpu")]
     const Z_INVERSE: &'static Shader = &shaders::DWT53_ZINV;
 }
 
 impl HostWavelet for Cdf97 {
     type HostSample = f32;
+    #[cfg(feature = "gpu")]
     const FORWARD: &'static Shader = &shaders::DWT97_FWD;
+    #[cfg(feature = "gpu")]
     const INVERSE: &'static Shader = &shaders::DWT97_INV;
+    #[cfg(feature = "gpu")]
     const Z_FORWARD: &'static Shader = &shaders::DWT97_ZFWD;
+    #[cfg(feature = "gpu")]
     const Z_INVERSE: &'static Shader = &shaders::DWT97_ZINV;
 }
 
 impl HostWavelet for Fixed97 {
     type HostSample = i32;
+    #[cfg(feature = "gpu")]
     const FORWARD: &'static Shader = &shaders::DWT97I_FWD;
+    #[cfg(feature = "gpu")]
     const INVERSE: &'static Shader = &shaders::DWT97I_INV;
+    #[cfg(feature = "gpu")]
     const Z_FORWARD: &'static Shader = &shaders::DWT97I_ZFWD;
+    #[cfg(feature = "gpu")]
     const Z_INVERSE: &'static Shader = &shaders::DWT97I_ZINV;
 }
 
@@ -136,6 +173,7 @@ pub fn forward_3d<W: HostWavelet>(
 ) -> Result<(), DwtHostError> {
     match backend {
         Backend::Cpu => cpu::forward_3d::<W>(data, layout, levels),
+        #[cfg(feature = "gpu")]
         Backend::Gpu(gpu) => gpu::GpuDwt::new(gpu.clone(), layout, levels)?
             .forward_host::<W>(data)
             .map(|_| ()),
@@ -151,6 +189,7 @@ pub fn inverse_3d<W: HostWavelet>(
 ) -> Result<(), DwtHostError> {
     match backend {
         Backend::Cpu => cpu::inverse_3d::<W>(data, layout, levels),
+        #[cfg(feature = "gpu")]
         Backend::Gpu(gpu) => gpu::GpuDwt::new(gpu.clone(), layout, levels)?
             .inverse_host::<W>(data)
             .map(|_| ()),

@@ -1,5 +1,5 @@
 //! Whole pictures and sequences: macroblock coding in raster order, CAVLC of
-//! every residual block (on the CPU here, or on the GPU in [`super::gpu`]),
+//! every residual block (on the CPU here, or on the GPU in `h264::gpu`),
 //! packing of the per-block bit strings into the slice data, and the Annex B
 //! stream.
 
@@ -75,6 +75,7 @@ pub fn code_picture(src: &Picture, opts: &EncodeOptions) -> CodedPicture {
     }
 }
 
+internal! {
 /// CAVLC of every unit of every macroblock, in parallel over macroblocks:
 /// [`UNITS_PER_MB`] slots per macroblock in bitstream order (the header slot
 /// copied from `headers`), each macroblock by core's
@@ -94,6 +95,7 @@ pub fn unit_slots(
         })?;
     Ok(slots)
 }
+}
 
 /// The slice header of picture `idr_pic_id` as (bytes, bit length).
 pub fn slice_header_bits(p: &StreamParams, idr_pic_id: u16) -> (Vec<u8>, usize) {
@@ -104,6 +106,7 @@ pub fn slice_header_bits(p: &StreamParams, idr_pic_id: u16) -> (Vec<u8>, usize) 
     (buf, n)
 }
 
+internal! {
 /// Packs a slice header and unit slots into the slice RBSP (with
 /// rbsp_slice_trailing_bits): the sequential form of the GPU packing.
 pub fn pack_slice(header: &(Vec<u8>, usize), slots: &[WordSlot]) -> Vec<u8> {
@@ -122,6 +125,7 @@ pub fn pack_slice(header: &(Vec<u8>, usize), slots: &[WordSlot]) -> Vec<u8> {
     w.write_trailing_bits().expect("sized above");
     buf
 }
+}
 
 /// Where the CAVLC of the residual blocks runs.
 pub trait EntropyCoder: Sync {
@@ -133,7 +137,7 @@ pub trait EntropyCoder: Sync {
     ) -> Result<Vec<u8>, H264Error>;
 }
 
-/// CAVLC on the CPU cores ([`unit_slots`] then [`pack_slice`]).
+/// CAVLC on the CPU cores (`unit_slots` then `pack_slice`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CpuEntropy;
 

@@ -22,9 +22,12 @@ use crate::shaders;
 const ENCODE_WORKGROUP: u32 = 112;
 /// Invocations per workgroup of `cavlc_pack.comp`.
 const PACK_WORKGROUP: u32 = 64;
-/// Words of the table buffer (`T_WORDS` in `shaders/cavlc/cavlc.glsl`).
-pub const CODE_TABLE_WORDS: usize = 581;
+internal! {
+    /// Words of the table buffer (`T_WORDS` in `shaders/cavlc/cavlc.glsl`).
+    pub const CODE_TABLE_WORDS: usize = 581;
+}
 
+internal! {
 /// The CAVLC code tables as the shader reads them: every [`Code`] as
 /// `len << 16 | bits`, tables in the order and at the offsets that
 /// `shaders/cavlc/cavlc.glsl` defines (`T_CT_NC0` ... `T_RUN`).
@@ -40,6 +43,7 @@ pub fn code_table_words() -> Vec<u32> {
     w.extend(RUN_BEFORE.iter().flatten().map(word));
     debug_assert_eq!(w.len(), CODE_TABLE_WORDS);
     w
+}
 }
 
 fn gpu_err(e: GpuError) -> H264Error {

@@ -95,16 +95,14 @@ fn add_residual(pred: &[u8], res: &[i32; 16]) -> [u8; 16] {
 }
 
 /// Which luma prediction types the mode decision may pick.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MbModes {
     /// Intra4x4 or Intra16x16, whichever costs less.
     #[default]
     Auto,
     /// Intra16x16 only.
-    #[value(name = "i16")]
     Intra16x16,
     /// Intra4x4 only.
-    #[value(name = "i4")]
     Intra4x4,
 }
 

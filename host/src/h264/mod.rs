@@ -9,9 +9,9 @@
 //! (4:2:0 crops in 2-sample units), so the stream and the reconstruction
 //! carry the even size. See `docs/h264.md`.
 
-pub mod bench;
 pub mod decode;
 pub mod encode;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod input;
 pub mod macroblock;
@@ -67,6 +67,7 @@ pub enum H264Error {
     #[error("unsupported or invalid stream: {0}")]
     Stream(String),
     /// The GPU backend failed.
+    #[cfg(feature = "gpu")]
     #[error("GPU: {0}")]
     Gpu(String),
 }

@@ -7,7 +7,7 @@
 //! including) the one holding the next group's first bit, writes zeros over
 //! the leading bits of its first byte, and hands back its incomplete last
 //! byte, which is ORed into the next group's first byte afterwards. The
-//! result is byte-identical to [`wavelane_core::vle::encode`].
+//! result is byte-identical to [`wavelane_core::vle::encode()`].
 
 use rayon::prelude::*;
 use wavelane_core::vle::{

@@ -21,10 +21,8 @@ use crate::backend::gpu::{Dispatch, Gpu, Timing};
 use crate::shaders;
 
 /// Persistent encode workgroups at most: 8 workgroups of 128 per SM of an
-/// H100/H200 (132 SMs), a little more than an SM holds (7, by registers).
-/// On an H200 (docs/history/vle.md) 1056, 2112 and 4224 ran at the
-/// same speed, 528 at 70% of it. (Erratic timings come from the GPU clock
-/// idling between timed submissions, not from this figure.)
+/// H100/H200 (132 SMs), a little more than an SM holds (7, by registers):
+/// more workgroups ran no faster, fewer ran slower (docs/history/vle.md).
 pub const MAX_ENCODE_WORKGROUPS: u32 = 1056;
 /// Lookup bits of the GPU decoder (its shared table holds 2^11 entries).
 pub const GPU_LUT_BITS: u32 = 11;

@@ -1,6 +1,6 @@
 //! VLE: canonical length-limited Huffman coding of any byte stream, on all
-//! CPU cores or on the GPU (the GVLE design of seed 002), in the `.wlv`
-//! container of [`format`].
+//! CPU cores or on the GPU (the GVLE design, docs/vle.md), in the `.wlv`
+//! container of [`format`](mod@format).
 //!
 //! ```
 //! use wavelane::backend::Backend;
@@ -14,20 +14,24 @@
 //!
 //! Both backends produce the same bytes: the CPU path runs
 //! [`wavelane_core::vle`] per chunk group ([`cpu`]); the GPU path runs the
-//! histogram, the encoder and the decoder as compute shaders ([`gpu`]), which
+//! histogram, the encoder and the decoder as compute shaders (`gpu`), which
 //! mirror the core's lane-parallel model ([`wavelane_core::vle::lanes`]).
 //! The code table is built on the host from the (GPU or CPU) histogram: it
 //! is 256 symbols of package-merge, microseconds of work.
 
 pub mod cpu;
 pub mod format;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod sample;
 
 use wavelane_core::vle::{self as core_vle, CodeTable, VleError};
 
-use crate::backend::{Backend, GpuError};
+use crate::backend::Backend;
+#[cfg(feature = "gpu")]
+use crate::backend::GpuError;
 pub use format::VleFile;
+#[cfg(feature = "gpu")]
 pub use gpu::{GpuTimes, GpuVle, ScanKind, CPU_DEVICE_BATCH_BLOCKS, PAIR_MAX_LEN};
 
 /// Default symbols per chunk: 4096 keeps the chunk index at 0.1% of the
@@ -86,6 +90,7 @@ pub enum VleCodecError {
         source: VleError,
     },
     /// The GPU decoder rejected a chunk.
+    #[cfg(feature = "gpu")]
     #[error("chunk {chunk} does not decode on the GPU ({what})")]
     GpuChunk {
         /// The lowest failing chunk.
@@ -94,6 +99,7 @@ pub enum VleCodecError {
         what: &'static str,
     },
     /// The GPU encoder reported a failure.
+    #[cfg(feature = "gpu")]
     #[error("GPU encoder failed: {0}")]
     GpuEncode(String),
     /// The decoded bytes do not have the checksum the file records.
@@ -107,6 +113,7 @@ pub enum VleCodecError {
         actual: u32,
     },
     /// The Vulkan backend failed.
+    #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] GpuError),
 }
@@ -169,6 +176,7 @@ pub fn encode(
                 let table = CodeTable::from_histogram(&cpu::histogram(data), opts.max_len)?;
                 cpu::encode(data, &table, opts.chunk_symbols)
             }
+            #[cfg(feature = "gpu")]
             Backend::Gpu(g) => GpuVle::new(g.clone())
                 .compress(data, opts)
                 .map(|(enc, _)| enc),
@@ -202,6 +210,7 @@ pub fn decode(file: &VleFile<'_>, backend: &Backend) -> Result<Vec<u8>, VleCodec
             )?;
             Ok(out)
         }
+        #[cfg(feature = "gpu")]
         Backend::Gpu(g) => GpuVle::new(g.clone()).decode(file).map(|(out, _)| out),
     }
 }

@@ -3,7 +3,7 @@
 //! a seed (SplitMix64), so benchmarks on "100 MB of text" need no data files.
 
 /// Kinds of generated input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SampleKind {
     /// Words drawn with Zipf-like frequencies, with punctuation and line breaks

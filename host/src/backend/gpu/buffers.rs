@@ -159,9 +159,6 @@ impl Gpu {
             .map_err(|e| GpuError::Command(error_chain(&e)))?
             .wait(None)
             .map_err(|e| GpuError::Command(error_chain(&e)))?;
-        match super::device::VALIDATION_ERRORS.load(std::sync::atomic::Ordering::SeqCst) {
-            0 => Ok(()),
-            n => Err(GpuError::Validation(n)),
-        }
+        super::device::validation_result()
     }
 }

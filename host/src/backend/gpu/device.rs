@@ -17,9 +17,7 @@ use vulkano::{Version, VulkanLibrary};
 
 use super::GpuError;
 
-/// Environment variable that overrides device selection: a device index (as
-/// listed by `wavelane devices`) or a case-insensitive substring of its name.
-pub const DEVICE_ENV: &str = "WAVELANE_DEVICE";
+pub use crate::backend::DEVICE_ENV;
 
 /// What wavelane knows about the device it runs on.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -55,7 +53,22 @@ pub struct GpuInfo {
 pub const VALIDATION_ENV: &str = "WAVELANE_VK_VALIDATION";
 
 /// Validation errors seen since the process started.
-pub(super) static VALIDATION_ERRORS: AtomicUsize = AtomicUsize::new(0);
+static VALIDATION_ERRORS: AtomicUsize = AtomicUsize::new(0);
+
+/// The first validation error's message: the library prints nothing, so the
+/// error that fails the next run carries it ([`GpuError::Validation`]).
+static FIRST_VALIDATION_ERROR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// `Err` once the validation layer has reported an error.
+pub(super) fn validation_result() -> Result<(), GpuError> {
+    match VALIDATION_ERRORS.load(Ordering::SeqCst) {
+        0 => Ok(()),
+        count => Err(GpuError::Validation {
+            count,
+            first: FIRST_VALIDATION_ERROR.get().cloned().unwrap_or_default(),
+        }),
+    }
+}
 
 const VALIDATION_LAYER: &str = "VK_LAYER_KHRONOS_validation";
 
@@ -88,15 +101,16 @@ pub(super) fn create_instance() -> Result<(Arc<Instance>, Option<DebugUtilsMesse
     let instance =
         Instance::new(library, info).map_err(|e| GpuError::NoVulkan(super::error_chain(&e)))?;
     let messenger = if validate {
-        // SAFETY: the callback only prints and bumps an atomic counter; it
-        // makes no Vulkan call.
+        // SAFETY: the callback only records the message (an atomic counter,
+        // a once-cell, the `log` facade); it makes no Vulkan call.
         let callback = unsafe {
             DebugUtilsMessengerCallback::new(|severity, _ty, data| {
                 if severity.intersects(DebugUtilsMessageSeverity::ERROR) {
                     VALIDATION_ERRORS.fetch_add(1, Ordering::SeqCst);
-                    eprintln!("vulkan validation error: {}", data.message);
+                    let _ = FIRST_VALIDATION_ERROR.set(data.message.to_string());
+                    log::error!("vulkan validation error: {}", data.message);
                 } else if severity.intersects(DebugUtilsMessageSeverity::WARNING) {
-                    eprintln!("vulkan validation warning: {}", data.message);
+                    log::warn!("vulkan validation warning: {}", data.message);
                 }
             })
         };

@@ -76,8 +76,13 @@ pub enum GpuError {
     #[error("GPU command failed: {0}")]
     Command(String),
     /// The validation layer reported errors (with `WAVELANE_VK_VALIDATION=1`).
-    #[error("the Vulkan validation layer reported {0} error(s); see stderr")]
-    Validation(usize),
+    #[error("the Vulkan validation layer reported {count} error(s), the first: {first}")]
+    Validation {
+        /// Errors reported since the process started.
+        count: usize,
+        /// The first one's message.
+        first: String,
+    },
     /// A dispatch asked for more than the device allows.
     #[error("GPU limit exceeded: {0}")]
     Limit(String),

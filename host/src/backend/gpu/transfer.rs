@@ -139,10 +139,7 @@ impl Gpu {
         }
         self.return_staging(dir, staging);
         result?;
-        match super::device::VALIDATION_ERRORS.load(std::sync::atomic::Ordering::SeqCst) {
-            0 => Ok(()),
-            n => Err(GpuError::Validation(n)),
-        }
+        super::device::validation_result()
     }
 
     /// Writes every byte of the device buffer `dst`: `fill(offset, chunk)`

@@ -8,16 +8,18 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::decode::parse_stream;
-use super::encode::{
+use super::{stats, Stats};
+use crate::backend::Backend;
+use crate::h264::decode::parse_stream;
+use crate::h264::encode::{
     code_picture, slice_header_bits, CodedPicture, CpuEntropy, EncodeOptions, EntropyCoder,
 };
-use super::gpu::GpuEntropy;
-use super::nal::{write_nal, NAL_IDR_SLICE, NAL_PPS, NAL_SPS};
-use super::params::{pps_rbsp, sps_rbsp, StreamParams};
-use super::picture::{Picture, Plane};
-use super::H264Error;
-use crate::backend::Backend;
+#[cfg(feature = "gpu")]
+use crate::h264::gpu::GpuEntropy;
+use crate::h264::nal::{write_nal, NAL_IDR_SLICE, NAL_PPS, NAL_SPS};
+use crate::h264::params::{pps_rbsp, sps_rbsp, StreamParams};
+use crate::h264::picture::{Picture, Plane};
+use crate::h264::H264Error;
 
 /// A deterministic test picture: gradients, a few hard edges and noise, so
 /// that the block statistics resemble camera content at mid QPs.
@@ -80,11 +82,6 @@ pub fn coded_blocks(p: &CodedPicture) -> usize {
         .sum()
 }
 
-fn best_median(mut ms: Vec<f64>) -> (f64, f64) {
-    ms.sort_by(f64::total_cmp);
-    (ms[0], ms[ms.len() / 2])
-}
-
 fn measurement(
     size: &str,
     op: &'static str,
@@ -93,7 +90,7 @@ fn measurement(
     ms: Vec<f64>,
     wall: Option<f64>,
 ) -> CavlcMeasurement {
-    let (best, median) = best_median(ms);
+    let Stats { best, median } = stats(ms);
     let blocks = coded_blocks(p);
     CavlcMeasurement {
         size: size.into(),
@@ -166,6 +163,9 @@ pub fn run(
             }
         }
         out.push(measurement(&size, "cpu-decode", &picture, bits, ms, None));
+        #[cfg(not(feature = "gpu"))]
+        let _ = backend;
+        #[cfg(feature = "gpu")]
         if let Backend::Gpu(gpu) = backend {
             progress(&format!("{size}: gpu encode"));
             let entropy = GpuEntropy::new(gpu.clone());
@@ -187,7 +187,7 @@ pub fn run(
                 gpu.without_clock_warm_up(|| entropy.slice_rbsp_timed(&header, &picture))?;
                 wall.push(t.elapsed().as_secs_f64() * 1e3);
             }
-            let wall_best = best_median(wall).0;
+            let wall_best = stats(wall).best;
             out.push(measurement(
                 &size,
                 "gpu-encode",

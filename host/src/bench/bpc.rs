@@ -21,8 +21,10 @@ use std::time::Instant;
 use serde::Serialize;
 use wavelane_core::bpc::{self, CodingParams, Mode, ProbabilityTables, Scratch};
 
-use super::{cpu, gpu, BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
-use crate::backend::Backend;
+use crate::backend::{Backend, BackendKind};
+#[cfg(feature = "gpu")]
+use crate::bpc::gpu;
+use crate::bpc::{cpu, BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
 
 /// One measurement.
 #[derive(Debug, Clone, Serialize)]
@@ -75,7 +77,7 @@ pub struct BenchConfig {
 }
 
 /// An operation the benchmark can time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BenchOp {
     /// Encoding (on a GPU: measure, scans, encode and pack dispatches).
     Encode,
@@ -154,7 +156,9 @@ fn tiled(source: &CodeblockBatch, size: usize) -> CodeblockBatch {
     batch
 }
 
-/// Splits a batch into batches of at most `max_coefficients` coefficients.
+/// Splits a batch into batches of at most `max_coefficients` coefficients
+/// (a device's binding limit: only the GPU measurement splits).
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 fn chunks(batch: &CodeblockBatch, max_coefficients: usize) -> Vec<CodeblockBatch> {
     let per = (max_coefficients / 4096).max(1);
     batch
@@ -257,7 +261,7 @@ pub fn run(
                         start + block,
                         &format!(
                             "the {} decoder did not give the coefficients back (row {row}, column {column})",
-                            if backend.gpu().is_some() { "GPU" } else { "CPU" }
+                            if backend.kind() == BackendKind::Gpu { "GPU" } else { "CPU" }
                         ),
                     )),
                 }
@@ -317,6 +321,7 @@ pub fn run(
                         ));
                     }
                 }
+                #[cfg(feature = "gpu")]
                 Backend::Gpu(g) => {
                     // Keep every buffer within the device's binding limit.
                     let limit = (g.info().max_storage_buffer_range as usize / 4 / 4).max(4096);
