@@ -183,7 +183,7 @@ fn decode_one(
         )
         .into());
     }
-    let backend = Backend::select_for(args.backend, decode_job(&bytes, args.reduce))?;
+    let backend = Backend::select_for(args.backend.into(), decode_job(&bytes, args.reduce))?;
     let (decoded, damaged) = if args.partial {
         codec::decode_skipping_damaged(&bytes, options, &backend)?
     } else {

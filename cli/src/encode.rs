@@ -250,7 +250,7 @@ fn encode_one(
         // Only single-layer lossless files are coded on the device.
         lossless: options.target == RateTarget::Lossless && options.layers == 1,
     };
-    let backend = Backend::select_for(args.backend, job)?;
+    let backend = Backend::select_for(args.backend.into(), job)?;
     // Encoding runs some forty parallel regions (stages, DWT levels);
     // started from a pool thread, each is a push onto its queue, where
     // from this thread each would be a hand-over to the pool and a

@@ -122,7 +122,7 @@ fn level_shift(
     move |v| (v - offset) << fraction_bits
 }
 
-/// [`level_shift`] of every sample of `plane`, in place.
+/// `level_shift` of every sample of `plane`, in place.
 pub fn shift_in(plane: &mut [i32], bit_depth: u8, signed: bool, fraction_bits: u8) {
     let shift = level_shift(bit_depth, signed, fraction_bits);
     plane.par_chunks_mut(CHUNK).for_each(|chunk| {

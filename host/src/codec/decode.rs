@@ -109,7 +109,9 @@ fn check_selected(
                     let l = &mut layers_of[s.resolution];
                     *l = (*l).min(s.layer);
                 }
-                other => other?,
+                other => {
+                    other?;
+                }
             }
         }
     }

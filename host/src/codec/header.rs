@@ -52,7 +52,7 @@ impl QuantStep {
 /// Which probability tables the codeblocks were coded with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tables {
-    /// A built-in preset (see [`super::presets`]) with its rows moved by
+    /// A built-in preset (see `codec::presets`) with its rows moved by
     /// `row_offset` bitplanes.
     Preset {
         /// Preset id.

@@ -5,7 +5,7 @@
 //! Encoder: options → coding parameters (`plan`) → level shift and colour
 //! transform → DWT → quantization → codeblock formation → (early
 //! termination) → BPC-PaCo coding (and the table fit) → PCRD-Opt rate
-//! control → packing into the file ([`file`]). Decoder: the reverse, at
+//! control → packing into the file ([`mod@file`]). Decoder: the reverse, at
 //! full or reduced resolution, through any number of layers, from a whole
 //! file or any prefix of one ([`progressive`]).
 //!

@@ -1,5 +1,5 @@
-//! Probability tables: the built-in presets ([`super::presets`]), fitting
-//! them to an image ([`super::table_fit`]), and training tables on a set
+//! Probability tables: the built-in presets (`presets`), fitting
+//! them to an image (`table_fit`), and training tables on a set
 //! of images. Tables fitted to an image or a training set
 //! (`TableChoice::Trained`, `wavelane train-lut`) are embedded in the file
 //! (3-6 KB of header).
