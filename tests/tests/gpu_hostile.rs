@@ -141,7 +141,88 @@ fn gpu_bpc_decode_hostile_streams_match_cpu_and_stay_in_their_codeblocks() {
             (Err(c), Err(g)) => assert_eq!(c.to_string(), g.to_string(), "different errors"),
             (c, g) => panic!("CPU {:?} vs GPU {:?}", c.err(), g.err()),
         }
+        dispatch_over_guarded_gaps(&gpu, &like, &inside, &encoded, (tables, mode), limits);
     });
+}
+
+/// The host API hands the shader a zeroed buffer, so a stray 0 written into
+/// a gap would pass the check above. Here the same codeblocks go to every
+/// decoder build that takes them, dispatched directly over a buffer filled
+/// with [`GUARD`] (above 2^28, which no decoded magnitude reaches: `M` is
+/// at most 27): every gap must still hold it, and where the CPU decodes,
+/// the codeblocks and summaries must equal the CPU's.
+fn dispatch_over_guarded_gaps(
+    gpu: &Arc<Gpu>,
+    like: &CodeblockBatch,
+    inside: &[bool],
+    encoded: &EncodedBatch,
+    (tables, mode): (&ProbabilityTables, Mode),
+    limits: DecodeLimits,
+) {
+    let cpu =
+        bpc_cpu::decode_with_limits(like, encoded, tables, limits, bpc_cpu::CoreForm::Sequential);
+    let descriptors: Vec<[u32; 4]> = like
+        .blocks
+        .iter()
+        .map(|d| {
+            let size = d.width | d.height << 8 | d.group << 20;
+            [d.offset as u32, d.stride as u32, size as u32, 0]
+        })
+        .collect();
+    // As the host builds them: first codeword, codewords given, top
+    // bitplane (0xff: empty), passes allowed.
+    let streams: Vec<[u32; 4]> = (0..like.len())
+        .map(|i| {
+            let (top, words) = encoded.block(i);
+            [
+                encoded.offsets[i] as u32,
+                words.len().min(limits.max_codewords) as u32,
+                top.map_or(0xff, u32::from),
+                limits.max_passes.min(u32::MAX as usize) as u32,
+            ]
+        })
+        .collect();
+    let mut packed: Vec<u32> = encoded
+        .codewords
+        .chunks(2)
+        .map(|p| p[0] as u32 | (*p.get(1).unwrap_or(&0) as u32) << 16)
+        .collect();
+    // A storage buffer cannot be empty; no stream reaches this word.
+    if packed.is_empty() {
+        packed.push(0);
+    }
+    let tallest = like.blocks.iter().map(|d| d.height).max().unwrap_or(0);
+    for &(shader, rows, build_mode) in &BPC_DECODERS {
+        // The 256-row build takes either mode (the host uses it for both).
+        if tallest > rows as usize || (rows != 256 && build_mode != mode) {
+            continue;
+        }
+        let (out, summary) = dispatch_bpc_decode(
+            gpu,
+            (shader, mode),
+            inside.len(),
+            &descriptors,
+            &streams,
+            &packed,
+        );
+        let name = shader.name;
+        if let Some(i) = (0..out.len()).find(|&i| !inside[i] && out[i] != GUARD) {
+            panic!("{name} wrote {:#x} into the gap at {i}", out[i]);
+        }
+        if let Ok((c, cs)) = &cpu {
+            for (i, (a, b)) in c.iter().zip(&out).enumerate() {
+                assert!(
+                    !inside[i] || a == b,
+                    "{name}: coefficient {i}: CPU {a}, GPU {b}"
+                );
+            }
+            for (block, (d, s)) in cs.iter().zip(summary.chunks_exact(4)).enumerate() {
+                let gpu_d = (s[0] as usize, s[1] as usize, s[2] == 1);
+                let cpu_d = (d.codewords_used, d.passes_completed, d.complete);
+                assert_eq!(cpu_d, gpu_d, "{name}: summary of codeblock {block}");
+            }
+        }
+    }
 }
 
 /// A BPC-PaCo codeblock descriptor as the shaders read it (group 3).
