@@ -238,6 +238,7 @@ fn check_peers(rng: &mut TestRng, w: usize, h: usize, bits: u32) {
             );
         }
     };
+    // k = 0 is the full-resolution decode, which must be the image.
     for k in 0..=levels {
         let (lw, lh) = level_size(w, h, k);
         let reference_k = ref53::forward(&shifted, w, h, k);
