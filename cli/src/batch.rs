@@ -68,3 +68,15 @@ impl Batch {
         }
     }
 }
+
+/// Prints `--json` reports: an array with one report per input when the
+/// command was given several, else the single report (`null` if it failed).
+pub(crate) fn print_json(many: bool, mut reports: Vec<serde_json::Value>) -> Result<(), CliError> {
+    let v = if many {
+        serde_json::Value::Array(reports)
+    } else {
+        reports.pop().unwrap_or(serde_json::Value::Null)
+    };
+    println!("{}", serde_json::to_string_pretty(&v)?);
+    Ok(())
+}

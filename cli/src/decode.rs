@@ -130,12 +130,7 @@ pub fn run(args: DecodeArgs) -> CliResult {
     }
     bar.finish_and_clear();
     if args.json {
-        let v = if many {
-            serde_json::Value::Array(reports)
-        } else {
-            reports.pop().unwrap_or(serde_json::Value::Null)
-        };
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        super::batch::print_json(many, reports)?;
     }
     batch.finish()
 }
