@@ -11,7 +11,7 @@ docs/history/codec.md:
 Usage: scripts/bench-codec.py [--wavelane PATH] [--repeat N] [--json OUT]
        scripts/bench-codec.py --write-images DIR  (the images only)
 (default binary: target/release/wavelane, built with
-`cargo build --release -p wavelane`). Every tool must be installed: a
+`cargo build --release -p wavelane-cli`). Every tool must be installed: a
 missing one is an error, not a skipped row. Images: the built-in demo image
 (cli/assets/astronaut-384.png) in RGB and gray, and a 1536x1536 mirror
 tiling of it (speed on a larger image); all are converted to PPM/PGM with
@@ -113,7 +113,7 @@ def main():
     a = p.parse_args()
     wl = a.wavelane
     if not os.access(wl, os.X_OK):
-        sys.exit(f"bench-codec: {wl} not found: run `cargo build --release -p wavelane`")
+        sys.exit(f"bench-codec: {wl} not found: run `cargo build --release -p wavelane-cli`")
     opj_c, opj_d = need("opj_compress"), need("opj_decompress")
     ojph_c, ojph_d = need("ojph_compress"), need("ojph_expand")
     tmp = tempfile.mkdtemp(prefix="wavelane-bench-")

@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-exec cargo run --release -p wavelane -- demo "$@"
+exec cargo run --release -p wavelane-cli --bin wavelane -- demo "$@"

@@ -15,7 +15,7 @@ scripts/gen_bpc_tables.py turns every JSON into core/src/bpc/lut_*.rs.
 The JSON and the generated source are committed: building and testing
 never need this script, the corpus or the network.
 
-Usage (from the repository root, after `cargo build --release -p wavelane`):
+Usage (from the repository root, after `cargo build --release -p wavelane-cli`):
 
     python3 -m venv /tmp/skvenv
     /tmp/skvenv/bin/pip install scikit-image==0.26.0
