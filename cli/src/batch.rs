@@ -3,9 +3,11 @@
 //! [`BatchFailed`], which `main` turns into exit code
 //! [`EXIT_BATCH_FAILED`] (README, "Exit codes").
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::CliError;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{CliError, CliResult};
 
 /// Exit code of a batch in which some files failed (others may have
 /// succeeded). 1 is any other error, 2 a usage error (clap).
@@ -69,9 +71,75 @@ impl Batch {
     }
 }
 
+/// Runs `one` for each of `inputs` (`encode` and `decode`): with several
+/// inputs `output` is a directory of `NAME.ext` files, shown by a files
+/// bar. An output that `skip` names a reason for (`--skip-existing`) is
+/// skipped; a failed file is reported and the others go on ([`Batch`]);
+/// the `--json` reports `one` adds are printed at the end.
+pub(crate) fn run_files(
+    inputs: &[PathBuf],
+    output: &Path,
+    ext: &str,
+    json: bool,
+    skip: impl Fn(&Path) -> Option<&'static str>,
+    mut one: impl FnMut(&Path, &Path, &ProgressBar, &mut Vec<serde_json::Value>) -> CliResult,
+) -> CliResult {
+    let many = inputs.len() > 1;
+    if many {
+        std::fs::create_dir_all(output)?;
+    }
+    let bar = files_bar(inputs.len(), json);
+    let mut reports = Vec::new();
+    let mut batch = Batch::new(inputs.len());
+    for input in inputs {
+        bar.set_message(input.display().to_string());
+        let out = output_path(output, input, many, ext);
+        let result = if let Some(reason) = skip(&out) {
+            bar.suspend(|| eprintln!("{}: skipped, {} {reason}", input.display(), out.display()));
+            Ok(())
+        } else {
+            one(input, &out, &bar, &mut reports)
+        };
+        batch.record(input, result, |m| bar.suspend(|| eprintln!("{m}")));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if json {
+        print_json(many, reports)?;
+    }
+    batch.finish()
+}
+
+/// Where input `input` goes.
+fn output_path(output: &Path, input: &Path, many: bool, ext: &str) -> PathBuf {
+    if many {
+        let stem = input
+            .file_stem()
+            .map(|s| s.to_os_string())
+            .unwrap_or_else(|| "image".into());
+        output.join(Path::new(&stem).with_extension(ext))
+    } else {
+        output.to_path_buf()
+    }
+}
+
+/// A progress bar for multi-file runs (hidden for one file or JSON).
+fn files_bar(n: usize, json: bool) -> ProgressBar {
+    if n > 1 && !json {
+        let bar = ProgressBar::new(n as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed} {msg}")
+                .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    }
+}
+
 /// Prints `--json` reports: an array with one report per input when the
 /// command was given several, else the single report (`null` if it failed).
-pub(crate) fn print_json(many: bool, mut reports: Vec<serde_json::Value>) -> Result<(), CliError> {
+fn print_json(many: bool, mut reports: Vec<serde_json::Value>) -> Result<(), CliError> {
     let v = if many {
         serde_json::Value::Array(reports)
     } else {

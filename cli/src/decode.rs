@@ -8,8 +8,7 @@ use clap::Args;
 
 use indicatif::ProgressBar;
 
-use super::batch::Batch;
-use super::encode::{files_bar, output_path};
+use super::batch::run_files;
 use super::{CliError, CliResult};
 use wavelane_core::dwt::{level_size, Wavelet};
 
@@ -107,32 +106,16 @@ pub fn run(args: DecodeArgs) -> CliResult {
         layers: args.layers,
         ..DecodeOptions::default()
     };
-    let many = args.inputs.len() > 1;
-    if many {
-        std::fs::create_dir_all(&args.output)?;
-    }
-    let bar = files_bar(args.inputs.len(), args.json);
-    let mut reports = Vec::new();
-    let mut batch = Batch::new(args.inputs.len());
-    for input in &args.inputs {
-        bar.set_message(input.display().to_string());
-        let out = output_path(&args.output, input, many, "png");
-        // Outputs are written atomically, so one under its final name is
-        // complete; it only has to read back as an image.
-        let result = if args.skip_existing && image_io::load(&out).is_ok() {
-            bar.suspend(|| eprintln!("{}: skipped, {} exists", input.display(), out.display()));
-            Ok(())
-        } else {
-            decode_one(&args, &options, input, &out, &bar, &mut reports)
-        };
-        batch.record(input, result, |m| bar.suspend(|| eprintln!("{m}")));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    if args.json {
-        super::batch::print_json(many, reports)?;
-    }
-    batch.finish()
+    // Outputs are written atomically, so one under its final name is
+    // complete; it only has to read back as an image.
+    run_files(
+        &args.inputs,
+        &args.output,
+        "png",
+        args.json,
+        |out| (args.skip_existing && image_io::load(out).is_ok()).then_some("exists"),
+        |input, out, bar, reports| decode_one(&args, &options, input, out, bar, reports),
+    )
 }
 
 /// A decode error, with the damaged segment's codeblocks named where the

@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use wavelane_core::dwt::Wavelet;
 
 use std::io::Write;
 
-use super::batch::Batch;
+use super::batch::run_files;
 use super::CliResult;
 use crate::args::BackendArg;
 use wavelane::backend::{Backend, Job};
@@ -155,33 +155,6 @@ impl EncodeArgs {
     }
 }
 
-/// Where input `input` goes.
-pub(crate) fn output_path(output: &Path, input: &Path, many: bool, ext: &str) -> PathBuf {
-    if many {
-        let stem = input
-            .file_stem()
-            .map(|s| s.to_os_string())
-            .unwrap_or_else(|| "image".into());
-        output.join(Path::new(&stem).with_extension(ext))
-    } else {
-        output.to_path_buf()
-    }
-}
-
-/// A progress bar for multi-file runs (hidden for one file or JSON).
-pub(crate) fn files_bar(n: usize, json: bool) -> ProgressBar {
-    if n > 1 && !json {
-        let bar = ProgressBar::new(n as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed} {msg}")
-                .expect("valid template"),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    }
-}
-
 /// Whether `--skip-existing` may skip `out`: it exists and verifies
 /// cleanly (complete, every CRC right).
 fn complete_wl(out: &Path) -> bool {
@@ -191,36 +164,14 @@ fn complete_wl(out: &Path) -> bool {
 /// Runs `wavelane encode`.
 pub fn run(args: EncodeArgs) -> CliResult {
     let options = args.options();
-    let many = args.inputs.len() > 1;
-    if many {
-        std::fs::create_dir_all(&args.output)?;
-    }
-    let bar = files_bar(args.inputs.len(), args.json);
-    let mut reports = Vec::new();
-    let mut batch = Batch::new(args.inputs.len());
-    for input in &args.inputs {
-        bar.set_message(input.display().to_string());
-        let out = output_path(&args.output, input, many, "wl");
-        let result = if args.skip_existing && complete_wl(&out) {
-            bar.suspend(|| {
-                eprintln!(
-                    "{}: skipped, {} is complete",
-                    input.display(),
-                    out.display()
-                )
-            });
-            Ok(())
-        } else {
-            encode_one(&args, &options, input, &out, &bar, &mut reports)
-        };
-        batch.record(input, result, |m| bar.suspend(|| eprintln!("{m}")));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    if args.json {
-        super::batch::print_json(many, reports)?;
-    }
-    batch.finish()
+    run_files(
+        &args.inputs,
+        &args.output,
+        "wl",
+        args.json,
+        |out| (args.skip_existing && complete_wl(out)).then_some("is complete"),
+        |input, out, bar, reports| encode_one(&args, &options, input, out, bar, reports),
+    )
 }
 
 /// Encodes one input to `out`, adding its report.
