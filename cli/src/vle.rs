@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::CliResult;
 use crate::args::BackendArg;
 use wavelane::backend::{Backend, Job};
+use wavelane::vle::partial::DamagedChunk;
 use wavelane::vle::{self, VleFile, VleOptions};
 
 /// Arguments of `wavelane vle`.
@@ -27,7 +28,8 @@ enum VleCommand {
     /// Compress any file (empty ones too) into a .wlv file: a canonical,
     /// length-limited Huffman code of its bytes, in independently decodable chunks.
     Compress(CompressArgs),
-    /// Decompress a .wlv file; the CRC-32 of the result must match the one recorded.
+    /// Decompress a .wlv file; every chunk's CRC and the CRC-32 of the
+    /// result must match the ones recorded (--partial: restore what is intact).
     Decompress(DecompressArgs),
 }
 
@@ -64,6 +66,12 @@ struct DecompressArgs {
     /// The file to write.
     #[arg(short, long)]
     output: PathBuf,
+    /// Restore what is intact of a damaged or cut file: every chunk whose
+    /// CRC holds is decoded, the bytes of the others are written as zeros
+    /// and listed on stderr (version 2 files, which record chunk CRCs).
+    /// Runs on the CPU.
+    #[arg(long)]
+    partial: bool,
     /// Where to run; `auto` takes the CPU (the GPU, with its start-up and
     /// transfers, finished first on no measured file; `gpu` or a device
     /// named in WAVELANE_DEVICE runs there).
@@ -90,6 +98,9 @@ struct Summary {
     chunks: usize,
     crc32: String,
     seconds: f64,
+    /// Chunks a `--partial` decompression left out (their bytes are zero).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    damaged_chunks: Vec<DamagedChunk>,
 }
 
 impl Summary {
@@ -120,6 +131,7 @@ impl Summary {
             chunks: file.chunk_bits.len(),
             crc32: format!("{:08x}", file.crc32),
             seconds,
+            damaged_chunks: Vec::new(),
         }
     }
 
@@ -216,7 +228,11 @@ fn compress(a: CompressArgs) -> CliResult {
 
 fn decompress(a: DecompressArgs) -> CliResult {
     let packed = read(&a.input)?;
-    let backend = Backend::select_for(a.backend.into(), Job::Vle)?;
+    let backend = if a.partial {
+        Backend::Cpu
+    } else {
+        Backend::select_for(a.backend.into(), Job::Vle)?
+    };
     let bar = spinner(
         a.json,
         format!(
@@ -226,25 +242,58 @@ fn decompress(a: DecompressArgs) -> CliResult {
         ),
     );
     let start = Instant::now();
-    let data = vle::decompress(&packed, &backend);
+    let data = if a.partial {
+        vle::partial::decompress_partial(&packed)
+    } else {
+        vle::decompress(&packed, &backend).map(|d| (d, Vec::new()))
+    };
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let data = data.map_err(|source| Failed {
+    let (data, damaged) = data.map_err(|source| Failed {
         what: "decompress",
         path: a.input.display().to_string(),
         source,
     })?;
+    let file = if a.partial {
+        VleFile::parse_prefix(&packed)?
+    } else {
+        VleFile::parse(&packed)?
+    };
+    if (packed.len() as u64) < file.byte_len() as u64 {
+        eprintln!(
+            "wavelane: warning: {}: truncated ({} of {} bytes)",
+            a.input.display(),
+            packed.len(),
+            file.byte_len()
+        );
+    }
+    // A cut file can leave out thousands of chunks: the first few are
+    // named, the rest counted (--json lists them all).
+    const NAMED: usize = 8;
+    for d in damaged.iter().take(NAMED) {
+        eprintln!(
+            "wavelane: warning: {}: left out {d}, written as zeros",
+            a.input.display()
+        );
+    }
+    if damaged.len() > NAMED {
+        eprintln!(
+            "wavelane: warning: {}: left out {} more chunks, written as zeros",
+            a.input.display(),
+            damaged.len() - NAMED
+        );
+    }
     write(&a.output, &data)?;
-    let file = VleFile::parse(&packed)?;
-    Summary::new(
+    let mut summary = Summary::new(
         "decompressed",
         &backend,
         (&a.input, &a.output),
         &file,
         packed.len() as u64,
         seconds,
-    )
-    .print(a.json)
+    );
+    summary.damaged_chunks = damaged;
+    summary.print(a.json)
 }
 
 /// A failed compression or decompression; the typed error stays the cause,

@@ -171,3 +171,84 @@ fn wlv_truncation_and_flipped_bytes_are_errors() {
     ok(&["vle", "decompress", s(&wlv), "-o", s(&back)]);
     assert_eq!(std::fs::read(&back).unwrap(), data);
 }
+
+/// Runs `vle decompress --partial --json` and checks its output against
+/// `data`: equal outside the chunks it lists as left out (each with
+/// `damage`), zeros inside them. Returns the number left out and stderr.
+fn partial_matches(
+    f: &std::path::Path,
+    back: &std::path::Path,
+    data: &[u8],
+    damage: &str,
+) -> (usize, String) {
+    let run = wavelane(&[
+        "vle",
+        "decompress",
+        s(f),
+        "-o",
+        s(back),
+        "--partial",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "{stderr}");
+    let summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let damaged = summary["damaged_chunks"].as_array().unwrap();
+    let out = std::fs::read(back).unwrap();
+    assert_eq!(out.len(), data.len());
+    let mut left_out = vec![false; data.len()];
+    for d in damaged {
+        assert_eq!(d["damage"], damage, "{summary}");
+        let (a, b) = (
+            d["bytes"][0].as_u64().unwrap(),
+            d["bytes"][1].as_u64().unwrap(),
+        );
+        left_out[a as usize..b as usize].fill(true);
+    }
+    for (i, ((&o, &d), &gone)) in out.iter().zip(data).zip(&left_out).enumerate() {
+        assert_eq!(o, if gone { 0 } else { d }, "byte {i}");
+    }
+    (damaged.len(), stderr)
+}
+
+#[test]
+fn wlv_partial_restores_every_intact_chunk() {
+    let dir = Scratch::new("faults", "wlv-partial");
+    // 8 chunks of 4096 symbols (the last one short).
+    let data = ppm(100, 100);
+    let input = dir.file("data.bin", &data);
+    let wlv = dir.path("data.wlv");
+    ok(&["vle", "compress", s(&input), "-o", s(&wlv)]);
+    let bytes = std::fs::read(&wlv).unwrap();
+    let back = dir.path("back.bin");
+    // A flipped byte two thirds of the way into the file, in the data: the
+    // chunk that holds it (or the two it straddles).
+    let mut bad = bytes.clone();
+    bad[bytes.len() - bytes.len() / 3] ^= 0x40;
+    let f = dir.file("bad.wlv", &bad);
+    let err = fails(&["vle", "decompress", s(&f), "-o", s(&back)]);
+    assert!(err.contains("damaged chunks (CRC mismatch)"), "{err}");
+    assert!(!back.exists());
+    let v = wavelane(&["verify", s(&f)]);
+    assert_eq!(v.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&v.stdout).contains("CRC mismatch"));
+    let (n, stderr) = partial_matches(&f, &back, &data, "crc");
+    assert!((1..=2).contains(&n), "{n} chunks left out");
+    assert!(stderr.contains("left out chunk"), "{stderr}");
+    // A cut file: the chunks before the cut come back, the rest are zeros.
+    let cut = dir.file("cut.wlv", &bytes[..bytes.len() / 2]);
+    let (n, stderr) = partial_matches(&cut, &back, &data, "missing");
+    assert!((3..8).contains(&n), "{n} chunks left out of 8");
+    assert!(
+        stderr.contains("truncated") && stderr.contains("past the end"),
+        "{stderr}"
+    );
+    // A damaged header locates nothing: an error, no output.
+    let mut bad = bytes.clone();
+    bad[21] ^= 0x01;
+    let f = dir.file("badhead.wlv", &bad);
+    std::fs::remove_file(&back).unwrap();
+    let err = fails(&["vle", "decompress", s(&f), "-o", s(&back), "--partial"]);
+    assert!(err.contains("index CRC"), "{err}");
+    assert!(!back.exists());
+}

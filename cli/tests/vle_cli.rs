@@ -8,6 +8,8 @@
 mod common;
 
 use common::{fails, ok, s, wavelane, Scratch};
+use std::path::Path;
+use wavelane::vle::VleFile;
 
 /// Deterministic test inputs: (name, bytes).
 fn inputs() -> Vec<(&'static str, Vec<u8>)> {
@@ -200,19 +202,22 @@ fn cpu_and_gpu_reject_corrupted_and_foreign_inputs_with_clear_errors() {
     ]);
     assert!(err.contains("truncated in the header"), "{err}");
 
-    // A flipped CRC byte: everything decodes, the checksum does not match.
+    // A flipped byte of the recorded checksum: the index CRC, which covers
+    // the header, catches it.
     let mut bad_crc = good.clone();
     bad_crc[21] ^= 0x10;
-    let bad_crc = dir.file("crc.wlv", &bad_crc);
-    let err = fails(&[
-        "vle",
-        "decompress",
-        s(&bad_crc),
-        "-o",
-        s(&out),
-        "--backend",
-        "cpu",
-    ]);
+    let decompress_cpu =
+        |f: &Path| fails(&["vle", "decompress", s(f), "-o", s(&out), "--backend", "cpu"]);
+    let err = decompress_cpu(&dir.file("crc.wlv", &bad_crc));
+    assert!(err.contains("index CRC mismatch"), "{err}");
+    // With the index CRC made to match, everything decodes and the
+    // checksum of the output does not match.
+    let parsed = VleFile::parse(&good).unwrap();
+    let data_at = parsed.byte_len() - parsed.data.len();
+    let covered = data_at - 4;
+    let index_crc = crc32fast::hash(&bad_crc[..covered]);
+    bad_crc[covered..data_at].copy_from_slice(&index_crc.to_le_bytes());
+    let err = decompress_cpu(&dir.file("crc.wlv", &bad_crc));
     assert!(err.contains("checksum mismatch"), "{err}");
 
     // Flipped bits in the data: an error on either backend, whichever check
@@ -232,9 +237,7 @@ fn cpu_and_gpu_reject_corrupted_and_foreign_inputs_with_clear_errors() {
                 backend,
             ]);
             assert!(
-                err.contains("does not decode")
-                    || err.contains("checksum mismatch")
-                    || err.contains("padding"),
+                err.contains("damaged chunks (CRC mismatch)") || err.contains("padding"),
                 "{backend}, byte {at}: {err}"
             );
         }

@@ -5,10 +5,11 @@
 //! ([`Container::parse`]: every header field, the header CRC, the
 //! codeblock index), then for completeness (the bytes its index promises)
 //! and every data segment's CRC-32. No codeword is decoded, so the cost is
-//! reading the bytes and one CRC pass over them. A `.wlv` file records
-//! only the CRC-32 of the original data, so checking it means Huffman
-//! decoding it on the CPU ([`vle::decompress`]); its parser checks the
-//! structure and completeness first.
+//! reading the bytes and one CRC pass over them. A version 2 `.wlv` file
+//! is checked the same way: its parser checks the structure, the index CRC
+//! and completeness, then every chunk's CRC ([`vle::partial`]). A version
+//! 1 `.wlv` file records only the CRC-32 of the original data, so checking
+//! it means Huffman decoding it on the CPU ([`vle::decompress`]).
 
 use std::fmt;
 use std::path::Path;
@@ -146,15 +147,31 @@ fn verify_wl(bytes: &[u8], v: &mut Verified) {
 }
 
 fn verify_wlv(bytes: &[u8], v: &mut Verified) {
-    match vle::format::VleFile::parse(bytes) {
-        Ok(f) => v.expected_bytes = Some(f.byte_len() as u64),
+    // A cut file is read as far as it goes, so that its promised length
+    // and its intact chunks are known; the cut is reported first.
+    let f = match vle::format::VleFile::parse_prefix(bytes) {
+        Ok(f) => f,
         Err(e) => {
             v.problems.push(e.to_string());
             return;
         }
+    };
+    v.expected_bytes = Some(f.byte_len() as u64);
+    if (bytes.len() as u64) < f.byte_len() as u64 {
+        v.problems.push(format!(
+            "truncated: {} of the {} bytes its header promises",
+            bytes.len(),
+            f.byte_len()
+        ));
     }
-    if let Err(e) = vle::decompress(bytes, &Backend::Cpu) {
-        v.problems.push(e.to_string());
+    if f.version >= vle::format::VERSION_CHUNK_CRCS {
+        for c in vle::partial::damaged_chunks(&f) {
+            v.problems.push(format!("chunk {c}: CRC mismatch"));
+        }
+    } else if v.problems.is_empty() {
+        if let Err(e) = vle::decompress(bytes, &Backend::Cpu) {
+            v.problems.push(e.to_string());
+        }
     }
 }
 

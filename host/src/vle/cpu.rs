@@ -128,6 +128,53 @@ pub fn decode(
         vle::chunk_count(out.len(), chunk_symbols),
         data_bits,
     )?;
+    decode_selected(
+        table,
+        data,
+        (offsets, data_bits),
+        chunk_symbols,
+        out,
+        |_| true,
+    )
+}
+
+/// Decodes the chunks of a parsed file (whose data may be a prefix: see
+/// [`super::format::VleFile::parse_prefix`]) for which `keep` holds, on all
+/// cores into `out` (the whole original length); the others' bytes are
+/// left as they are. Each kept chunk must lie within the data.
+pub fn decode_chunks(
+    file: &super::VleFile<'_>,
+    offsets: &[u64],
+    out: &mut [u8],
+    keep: impl Fn(usize) -> bool + Sync,
+) -> Result<(), VleCodecError> {
+    if out.len() as u64 != file.original_len {
+        return Err(VleCodecError::Malformed(
+            "output length is not the original length",
+        ));
+    }
+    let bounds = (offsets, file.data_bits);
+    decode_selected(
+        &file.table,
+        file.data,
+        bounds,
+        file.chunk_symbols as usize,
+        out,
+        keep,
+    )
+}
+
+/// The chunk loop of [`decode`] and [`decode_chunks`]: `index` is the
+/// chunks' bit offsets and the stream's length in bits.
+fn decode_selected(
+    table: &CodeTable,
+    data: &[u8],
+    index: (&[u64], u64),
+    chunk_symbols: usize,
+    out: &mut [u8],
+    keep: impl Fn(usize) -> bool + Sync,
+) -> Result<(), VleCodecError> {
+    let (offsets, data_bits) = index;
     let decoder = DecodeTable::<DEFAULT_LUT_SIZE>::new(table)?;
     let per_group = (WORK_BYTES / chunk_symbols).max(1);
     out.par_chunks_mut(chunk_symbols * per_group)
@@ -135,6 +182,9 @@ pub fn decode(
         .try_for_each(|(g, group)| {
             for (i, chunk) in group.chunks_mut(chunk_symbols).enumerate() {
                 let c = g * per_group + i;
+                if !keep(c) {
+                    continue;
+                }
                 let end = offsets.get(c + 1).copied().unwrap_or(data_bits);
                 decode_chunk(&decoder, data, offsets[c], end, chunk)
                     .map_err(|source| VleCodecError::Chunk { chunk: c, source })?;

@@ -23,6 +23,7 @@ pub mod cpu;
 pub mod format;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod partial;
 pub mod sample;
 
 use wavelane_core::vle::{self as core_vle, CodeTable, VleError};
@@ -71,6 +72,18 @@ pub enum VleCodecError {
     /// Fields contradict each other.
     #[error("malformed VLE file: {0}")]
     Malformed(&'static str),
+    /// The header, code table, chunk index or chunk CRCs of a version 2
+    /// file do not match their CRC: nothing in the file can be located.
+    #[error("the VLE file's header or chunk index is damaged (index CRC mismatch)")]
+    IndexCrc,
+    /// Chunks whose coded bits do not match their CRC (version 2 files).
+    #[error("damaged chunks (CRC mismatch): {}", list_chunks(.0))]
+    DamagedChunks(Vec<usize>),
+    /// `--partial` on a version 1 file, which has no chunk CRCs.
+    #[error(
+        "a version 1 VLE file has no chunk CRCs, so no part of a damaged one can be vouched for"
+    )]
+    NoChunkCrcs,
     /// A chunk length outside what its symbol count allows.
     #[error("chunk index entry {chunk} is impossible for the code table")]
     BadChunkIndex {
@@ -142,12 +155,14 @@ impl Encoded {
     /// The file for this stream of an input of `original_len` bytes with checksum `crc32`.
     pub fn file(&self, original_len: u64, crc32: u32) -> VleFile<'_> {
         VleFile {
+            version: format::VERSION,
             original_len,
             chunk_symbols: self.chunk_symbols as u32,
             crc32,
             data_bits: self.data_bits,
             table: self.table.clone(),
             chunk_bits: self.chunk_bits.clone(),
+            chunk_crcs: format::chunk_crcs(&self.data, &self.chunk_bits),
             data: &self.data,
         }
     }
@@ -215,9 +230,15 @@ pub fn decode(file: &VleFile<'_>, backend: &Backend) -> Result<Vec<u8>, VleCodec
     }
 }
 
-/// Decompresses a `.wlv` file, checking the CRC-32 of the result.
+/// Decompresses a `.wlv` file, checking the CRC-32 of the result (and,
+/// in a version 2 file, each chunk's CRC first, so that damage is named by
+/// chunk rather than found as a wrong checksum or an undecodable code).
 pub fn decompress(file: &[u8], backend: &Backend) -> Result<Vec<u8>, VleCodecError> {
     let parsed = VleFile::parse(file)?;
+    let damaged = partial::damaged_chunks(&parsed);
+    if !damaged.is_empty() {
+        return Err(VleCodecError::DamagedChunks(damaged));
+    }
     let out = decode(&parsed, backend)?;
     let actual = cpu::crc32(&out);
     if actual != parsed.crc32 {
@@ -227,4 +248,13 @@ pub fn decompress(file: &[u8], backend: &Backend) -> Result<Vec<u8>, VleCodecErr
         });
     }
     Ok(out)
+}
+
+/// `0, 3, 4` for up to 8 chunks, then the first 8 and a count.
+fn list_chunks(chunks: &[usize]) -> String {
+    let mut s: Vec<String> = chunks.iter().take(8).map(|c| c.to_string()).collect();
+    if chunks.len() > 8 {
+        s.push(format!("and {} more", chunks.len() - 8));
+    }
+    s.join(", ")
 }
