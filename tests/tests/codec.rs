@@ -201,18 +201,41 @@ fn lossy_psnr_rises_with_rate_and_meets_documented_floors() {
     }
 }
 
+/// A `--psnr` target is a floor (docs/codec.md, "Targets and layers"):
+/// the decoded file reaches it, and the report says what it measured.
 #[test]
 fn psnr_target_is_reached() {
-    let image = photo_crop(96, 64);
-    for target in [30.0, 36.0] {
-        let opts = EncodeOptions {
-            target: RateTarget::Psnr(target),
-            ..EncodeOptions::default()
-        };
-        let encoded = codec::encode(&image, &opts, &Backend::Cpu).unwrap();
-        let psnr = codec::psnr(&image, &decode_all(&encoded.bytes).unwrap()).unwrap();
-        assert!(psnr >= target - 0.05, "--psnr {target}: got {psnr:.2}");
+    for (w, h) in [(96, 64), (64, 48)] {
+        let image = photo_crop(w, h);
+        for target in [30.0, 36.0, 42.0, 46.0] {
+            let opts = EncodeOptions {
+                target: RateTarget::Psnr(target),
+                ..EncodeOptions::default()
+            };
+            let encoded = codec::encode(&image, &opts, &Backend::Cpu).unwrap();
+            let psnr = codec::psnr(&image, &decode_all(&encoded.bytes).unwrap()).unwrap();
+            assert!(psnr >= target, "{w}x{h} --psnr {target}: got {psnr:.3}");
+            assert_eq!(encoded.report.measured_psnr, Some(psnr));
+        }
     }
+}
+
+/// The 5/3 codes at step 1: a base step for it is refused rather than
+/// silently ignored (the step it uses anyway is accepted).
+#[test]
+fn a_base_step_on_the_53_is_an_options_error() {
+    let image = photo_crop(64, 48);
+    let with_step = |step: f64| EncodeOptions {
+        wavelet: Some(Wavelet::Cdf53),
+        base_step: Some(step),
+        ..EncodeOptions::bpp(1.0)
+    };
+    let e = codec::encode(&image, &with_step(4.0), &Backend::Cpu).unwrap_err();
+    assert!(
+        matches!(e, CodecError::Options(codec::OptionsError::StepOn53)),
+        "{e:?}"
+    );
+    codec::encode(&image, &with_step(1.0), &Backend::Cpu).unwrap();
 }
 
 /// Every prefix that holds the main header decodes to an image of the right

@@ -16,7 +16,7 @@ use super::header::Header;
 use super::image::Image;
 use super::index::BlockIndex;
 use super::options::{EncodeOptions, RateTarget, TableChoice};
-use super::plan::{plan, Plan};
+use super::plan::{self, plan, Plan};
 use super::planes::Coefficients;
 use super::points::{rate_points, RatePoints};
 use super::psnr_search;
@@ -29,6 +29,7 @@ use super::table_fit;
 use super::weights::{size_model, warm_energies};
 use crate::backend::Backend;
 use crate::bpc::CodeblockBatch;
+use wavelane_core::dwt::Wavelet;
 
 /// Encodes `image`.
 pub fn encode(
@@ -49,7 +50,43 @@ pub fn encode_owned(
     encode_image(Cow::Owned(image), options, backend)
 }
 
+/// Finer steps tried when a PSNR target is out of reach at the planned one.
+const PSNR_STEP_HALVINGS: usize = 3;
+
+/// [`encode_at_step`], and for a PSNR target the planned step cannot reach
+/// even with every pass kept (the dead-zone quantizer's noise on small
+/// coefficients can exceed the plan's estimate several-fold), again with
+/// the step halved, up to [`PSNR_STEP_HALVINGS`] times. A step the caller
+/// chose is kept.
 fn encode_image(
+    image: Cow<'_, Image>,
+    options: &EncodeOptions,
+    backend: &Backend,
+) -> Result<Encoded, CodecError> {
+    let RateTarget::Psnr(target) = options.target else {
+        return encode_at_step(image, options, backend);
+    };
+    let start = Instant::now();
+    let adjustable = options.base_step.is_none() && plan::wavelet_of(options) != Wavelet::Cdf53;
+    let short = |e: &Encoded| e.report.measured_psnr.is_some_and(|m| m < target);
+    let mut encoded = encode_at_step(Cow::Borrowed(&*image), options, backend)?;
+    let mut step = plan::lossy_base_step(image.bit_depth, options);
+    for _ in 0..PSNR_STEP_HALVINGS {
+        if !adjustable || !short(&encoded) {
+            break;
+        }
+        step /= 2.0;
+        let finer = EncodeOptions {
+            base_step: Some(step),
+            ..options.clone()
+        };
+        encoded = encode_at_step(Cow::Borrowed(&*image), &finer, backend)?;
+    }
+    encoded.report.seconds.total = start.elapsed().as_secs_f64();
+    Ok(encoded)
+}
+
+fn encode_at_step(
     image: Cow<'_, Image>,
     options: &EncodeOptions,
     backend: &Backend,

@@ -61,6 +61,13 @@ pub enum OptionsError {
     /// Fractional bits on the integer 5/3 path.
     #[error("the 5/3 path carries no fractional bits")]
     FractionBitsOn53,
+    /// A base step on the 5/3 path, which codes its integer coefficients
+    /// at step 1 (rate control cuts bitplanes instead).
+    #[error(
+        "the 5/3 codes at step 1, so a base step does nothing there \
+         (use the 9/7 for --qstep, or --bpp/--psnr to set the rate)"
+    )]
+    StepOn53,
     /// More fractional bits than the format allows.
     #[error("{0} fractional bits (at most 8)")]
     FractionBits(u8),

@@ -23,6 +23,31 @@ pub(crate) struct Plan {
     pub lossless: bool,
 }
 
+/// The wavelet `o` asks for, or the default for its target.
+pub(crate) fn wavelet_of(o: &EncodeOptions) -> Wavelet {
+    o.wavelet.unwrap_or(if o.target == RateTarget::Lossless {
+        Wavelet::Cdf53
+    } else {
+        Wavelet::Fixed97
+    })
+}
+
+/// The base quantization step of a lossy (9/7) plan for samples of
+/// `bit_depth` bits: the step `o` gives, else `2^(bits-8)`, and for a PSNR
+/// target at most the step whose full-rate noise is a quarter of the
+/// target's (the search in `encode` halves it where that is not enough).
+pub(crate) fn lossy_base_step(bit_depth: u8, o: &EncodeOptions) -> f64 {
+    let base = o.base_step.unwrap_or((bit_depth as f64 - 8.0).exp2());
+    match o.target {
+        RateTarget::Psnr(p) => {
+            let peak = ((1u32 << bit_depth) - 1) as f64;
+            let mse = peak * peak / 10f64.powf(p / 10.0);
+            base.min((12.0 * mse).sqrt() / 2.0)
+        }
+        _ => base,
+    }
+}
+
 /// The coding parameters of `image` under `o`, or why they contradict
 /// each other or the image.
 pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
@@ -33,11 +58,7 @@ pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError>
         RateTarget::Psnr(p) if !(p > 0.0 && p.is_finite()) => return opt(OptionsError::Psnr(p)),
         _ => {}
     }
-    let wavelet = o.wavelet.unwrap_or(if lossless {
-        Wavelet::Cdf53
-    } else {
-        Wavelet::Fixed97
-    });
+    let wavelet = wavelet_of(o);
     if lossless && wavelet != Wavelet::Cdf53 {
         return opt(OptionsError::LosslessWavelet);
     }
@@ -80,15 +101,14 @@ pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError>
     // The 5/3 codes at step 1 (its row offset ignores the base step).
     let mut base = 1.0;
     let steps = if integer_exact {
+        // A step given for the 5/3 would be silently ignored: refuse it,
+        // unless it is the step the 5/3 uses anyway.
+        if o.base_step.is_some_and(|s| s != 1.0) {
+            return opt(OptionsError::StepOn53);
+        }
         vec![QuantStep::ONE; 1 + 3 * levels as usize]
     } else {
-        base = o.base_step.unwrap_or((image.bit_depth as f64 - 8.0).exp2());
-        if let RateTarget::Psnr(p) = o.target {
-            // Full-rate quantization noise a quarter of the target's.
-            let peak = ((1u32 << image.bit_depth) - 1) as f64;
-            let mse = peak * peak / 10f64.powf(p / 10.0);
-            base = base.min((12.0 * mse).sqrt() / 2.0);
-        }
+        base = lossy_base_step(image.bit_depth, o);
         if !(base > 0.0 && base.is_finite()) {
             return opt(OptionsError::Step(base));
         }

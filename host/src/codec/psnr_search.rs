@@ -13,7 +13,13 @@ use super::rate::Allocation;
 use crate::backend::Backend;
 
 /// Candidates decoded at most.
-pub(crate) const ROUNDS: usize = 4;
+pub(crate) const ROUNDS: usize = 6;
+
+/// How far above the target each round aims, dB.
+const AIM_ABOVE_DB: f64 = 0.02;
+
+/// A candidate this close above the target ends the search, dB.
+const CLOSE_ENOUGH_DB: f64 = 0.05;
 
 /// The best of the candidates `encode_at` makes for distortion limits
 /// aiming at `target` dB on `image`: the smallest that reaches the target,
@@ -28,7 +34,8 @@ pub(crate) fn search(
 ) -> Result<(Vec<u8>, Allocation, f64), CodecError> {
     let peak = ((1u64 << image.bit_depth) - 1) as f64;
     let samples = image.samples() as f64;
-    let wanted = peak * peak * samples / 10f64.powf(target / 10.0);
+    let distortion_at = |db: f64| peak * peak * samples / 10f64.powf(db / 10.0);
+    let wanted = distortion_at(target + AIM_ABOVE_DB);
     let mut goal = wanted;
     let mut best: Option<(Vec<u8>, Allocation, f64)> = None;
     for _ in 0..ROUNDS {
@@ -52,11 +59,12 @@ pub(crate) fn search(
         if better {
             best = Some((bytes, alloc, measured));
         }
-        if (measured - target).abs() < 0.05 || limit == 0.0 && measured < target {
+        let reached = measured >= target && measured - target < CLOSE_ENOUGH_DB;
+        if reached || limit == 0.0 && measured < target {
             break;
         }
         // The model's distortion is off by a factor: aim by the measured one.
-        let actual = peak * peak * samples / 10f64.powf(measured / 10.0);
+        let actual = distortion_at(measured);
         goal = (goal * wanted / actual.max(f64::MIN_POSITIVE)).max(0.0);
     }
     Ok(best.expect("at least one round"))
