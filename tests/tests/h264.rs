@@ -204,7 +204,17 @@ fn h264_png_and_gray_pgm_inputs() {
             assert_eq!((f.width(), f.height()), (30, 36));
             if is_gray {
                 assert!(f.cb.data.iter().chain(&f.cr.data).all(|&c| c == 128));
-                assert_eq!(f.y.at(5, 6), 30);
+                // Gray 30 is BT.601 limited-range luma 42, as the colour
+                // (30, 30, 30) is: a decoder shows both alike.
+                assert_eq!(f.y.at(5, 6), 42);
+                let (black, white) = (image::Luma([0u8]), image::Luma([255u8]));
+                let ends =
+                    image::GrayImage::from_fn(2, 2, |x, _| if x == 0 { black } else { white });
+                let ends = from_image(&image::DynamicImage::ImageLuma8(ends)).unwrap();
+                assert_eq!(
+                    (ends.frames[0].y.at(0, 0), ends.frames[0].y.at(1, 0)),
+                    (16, 235)
+                );
             }
             let out = dir.join("img.264");
             let recon = dir.join("img.yuv");

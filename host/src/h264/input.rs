@@ -1,7 +1,10 @@
 //! Input pictures: PNG, PGM and PPM through the `image` crate, and YUV4MPEG2
-//! (y4m) 4:2:0 or mono sequences. Colour images are converted to BT.601
-//! limited-range Y'CbCr; gray images get neutral chroma (128). Odd sizes are
-//! padded to even by edge replication.
+//! (y4m) 4:2:0 or mono sequences. Colour and gray images are converted to
+//! BT.601 limited-range Y'CbCr (a gray value `v` is the colour `(v, v, v)`:
+//! luma `16..=235`, neutral chroma 128), because the stream signals no
+//! full-range flag and decoders expand limited-range luma to the display's
+//! full range. y4m frames already hold Y'CbCr and are taken as they are.
+//! Odd sizes are padded to even by edge replication.
 
 use std::path::Path;
 
@@ -41,7 +44,11 @@ pub fn from_image(img: &image::DynamicImage) -> Result<Input, H264Error> {
         let y = Plane {
             width: w,
             height: h,
-            data: l.into_raw(),
+            data: l
+                .into_raw()
+                .into_iter()
+                .map(|v| luma_601(v, v, v))
+                .collect(),
         };
         let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
         Picture {
@@ -58,6 +65,12 @@ pub fn from_image(img: &image::DynamicImage) -> Result<Input, H264Error> {
     })
 }
 
+/// BT.601 limited-range luma of one pixel (16..=235).
+fn luma_601(r: u8, g: u8, b: u8) -> u8 {
+    let (r, g, b) = (r as i32, g as i32, b as i32);
+    (((66 * r + 129 * g + 25 * b + 128) >> 8) + 16) as u8
+}
+
 /// BT.601 limited range: Y from each pixel, Cb/Cr from the mean of each 2x2 quad.
 fn rgb_to_420(rgb: &[u8], w: usize, h: usize) -> Picture {
     let px = |x: usize, y: usize| {
@@ -68,7 +81,7 @@ fn rgb_to_420(rgb: &[u8], w: usize, h: usize) -> Picture {
     for j in 0..h {
         for i in 0..w {
             let (r, g, b) = px(i, j);
-            y.data[j * w + i] = (((66 * r + 129 * g + 25 * b + 128) >> 8) + 16) as u8;
+            y.data[j * w + i] = luma_601(r as u8, g as u8, b as u8);
         }
     }
     let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
