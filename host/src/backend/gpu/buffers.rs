@@ -150,6 +150,7 @@ impl Gpu {
     ) -> Result<(), GpuError> {
         use vulkano::command_buffer::PrimaryCommandBufferAbstract;
         use vulkano::sync::GpuFuture;
+        super::fault::check()?;
         let cb: Arc<PrimaryAutoCommandBuffer> = builder
             .build()
             .map_err(|e| GpuError::Command(error_chain(&e)))?;

@@ -8,6 +8,9 @@
 mod buffers;
 mod device;
 mod dispatch;
+internal! {
+    pub mod fault;
+}
 mod scan;
 mod transfer;
 mod warm;
