@@ -115,7 +115,7 @@ fn bpc_batch(inp: &mut Input<'_>) -> (CodeblockBatch, &'static ProbabilityTables
         for _ in 0..width * height {
             let w = raw.next().unwrap_or(0);
             // Low byte: zero (a third) or not; the rest: the value.
-            let mag = if w % 3 == 0 {
+            let mag = if w.is_multiple_of(3) {
                 0
             } else {
                 ((w >> 8) & ((1 << bits) - 1)) as i32

@@ -94,18 +94,13 @@ pub fn encode_with_cuts(
     gpu: &Gpu,
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
-) -> Result<
-    (
-        EncodedBatch,
-        (Vec<Vec<PassRecord>>, Vec<CutDecreases>),
-        GpuTiming,
-    ),
-    BpcError,
-> {
+) -> Result<(EncodedBatch, Details, GpuTiming), BpcError> {
     encode_with(gpu, batch, tables, RecordsAsked::Cuts)
 }
 
-type Details = (Vec<Vec<PassRecord>>, Vec<CutDecreases>);
+/// Every codeblock's pass records and [`CutDecreases`] (the cuts empty
+/// unless asked for).
+pub type Details = (Vec<Vec<PassRecord>>, Vec<CutDecreases>);
 
 fn encode_with(
     gpu: &Gpu,
