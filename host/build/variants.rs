@@ -8,7 +8,8 @@
 //!
 //! The defines each body reads are documented at its top: `dwt/lift.glsl`
 //! (WAVELET), `dwt/block.glsl` and `dwt/z.glsl` (INVERSE), `bpc/bpc.glsl`
-//! (BPC_MAX_ROWS, BPC_TWO_PASS), `vle/encode.glsl` (VLE_SCAN_64, VLE_PAIRS).
+//! (BPC_MAX_ROWS, BPC_TWO_PASS), `bpc/encode.glsl` (BPC_RECORDS),
+//! `bpc/pack.glsl` (BPC_PACK_CUTS), `vle/encode.glsl` (VLE_SCAN_64, VLE_PAIRS).
 
 /// One generated entry point.
 pub struct Variant {
@@ -46,6 +47,13 @@ const BPC_DECODE: &str = "bpc/decode.glsl";
 const BPC_ENCODE: &str = "bpc/encode.glsl";
 const BPC_ENCODE_PLANES: &str = "bpc/encode_planes.glsl";
 const VLE_ENCODE: &str = "vle/encode.glsl";
+const BPC_PACK: &str = "bpc/pack.glsl";
+/// 64-bit integers and 32-bit subgroup sums for the encoder's rate-control
+/// records (`bpc/records.glsl`).
+const RECORDS: &[&str] = &[
+    "GL_EXT_shader_explicit_arithmetic_types_int64",
+    "GL_KHR_shader_subgroup_arithmetic",
+];
 /// 64-bit buffer atomics for the VLE inter-block scan.
 const INT64: &[&str] = &[
     "GL_EXT_shader_explicit_arithmetic_types_int64",
@@ -126,6 +134,32 @@ pub const VARIANTS: &[Variant] = &[
         doc: "BPC-PaCo encoder for codeblocks up to 64 rows coded in 2 passes per bitplane (the \
               host picks it for 2-pass tables): the plane-map body, which rebuilds two maps per \
               bitplane from the magnitudes instead of keeping state maps.",
+    },
+    Variant {
+        name: "bpc_encode_records",
+        body: BPC_ENCODE,
+        extensions: RECORDS,
+        defines: &[("BPC_MAX_ROWS", "256u"), ("BPC_RECORDS", "1")],
+        doc: "BPC-PaCo encoder for codeblocks up to 256 rows, either mode, that also writes the \
+              rate-control records: every pass's record and the distortion decrease at every \
+              codeword cut, equal to the CPU driver's (host `bpc::gpu_records`). Same codewords \
+              as `bpc_encode`.",
+    },
+    Variant {
+        name: "bpc_pack",
+        body: BPC_PACK,
+        extensions: &[],
+        defines: &[],
+        doc: "BPC-PaCo encoder's last dispatch: packs every codeblock's codewords from its \
+              scratch region into one stream.",
+    },
+    Variant {
+        name: "bpc_pack_cuts",
+        body: BPC_PACK,
+        extensions: &[],
+        defines: &[("BPC_PACK_CUTS", "1")],
+        doc: "`bpc_pack` for the cut decreases of `bpc_encode_records` (one int64 per codeword \
+              slot): the same regions into the same positions as the codewords.",
     },
     Variant {
         name: "vle_encode",

@@ -1,6 +1,7 @@
 // BPC-PaCo encoder: one workgroup (a team of 32 lanes) per codeblock, the
 // GLSL twin of wavelane_core::bpc::encode_lanes (core lanes_encode.rs).
-// Body of bpc_encode and bpc_encode64 (either mode);
+// Body of bpc_encode, bpc_encode64 and bpc_encode_records (either mode;
+// BPC_RECORDS also writes the rate-control records, bpc/records.glsl);
 // bpc_encode64_2pass has its own, bpc/encode_planes.glsl. Both share
 // main(), bpc/encode_main.glsl, through the bpc_body_* hooks at the end.
 //
@@ -16,7 +17,7 @@
 // scratch region of b holds caps[b] codewords, the bound of core
 // codeword_bound computed by bpc_measure.comp, so it cannot overflow (an
 // overflow would still only be reported, never written out of bounds).
-// bpc_pack.comp then packs all codeblocks into one stream.
+// bpc_pack (bpc/pack.glsl) then packs all codeblocks into one stream.
 #include "bpc/encode_bindings.glsl"
 #include "bpc/bpc.glsl"
 
@@ -24,6 +25,18 @@
 
 // This codeblock's capacity in codewords.
 uint cap = 0u;
+
+// BPC_RECORDS builds pass each lane's distortion decrease to encode_phase
+// and write the records (bpc/records.glsl); the plain builds compile
+// without any of it (the same SPIR-V as before it existed).
+#ifdef BPC_RECORDS
+#include "bpc/records.glsl"
+#define BPC_DECREASE(d) , d
+#define BPC_DECREASE_PARAM , int64_t decrease
+#else
+#define BPC_DECREASE(d)
+#define BPC_DECREASE_PARAM
+#endif
 
 void emit(uint slot, uint value) {
     uint at = scratch_base + slot;
@@ -41,7 +54,7 @@ void emit(uint slot, uint value) {
 // longer changes until then, so the bytes are the same, each codeword is
 // stored once, and the store shares the reserving lanes' branch instead of
 // a test of its own after every symbol (as in bpc/encode_planes.glsl).
-void encode_phase(bool visit, bool symbol, uint p, uint lane) {
+void encode_phase(bool visit, bool symbol, uint p, uint lane BPC_DECREASE_PARAM) {
     bool need = visit && ac_size == 0u;
     uint need_mask = bpc_team_ballot(need);
     if (need) {
@@ -50,6 +63,9 @@ void encode_phase(bool visit, bool symbol, uint p, uint lane) {
         ac_low = 0u;
         ac_size = 0xFFFFu;
     }
+#ifdef BPC_RECORDS
+    rec_phase(need_mask, need, ac_slot, decrease, cap);
+#endif
     ac_next += uint(bitCount(need_mask));
     if (visit) {
         uint f = bpc_split(ac_size, p);
@@ -100,7 +116,7 @@ void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
     bool bit = mine && ((mag_c[x] >> j) & 1u) != 0u;
     bool spp3 = !cleanup && three;
     bool visit = mine && !(spp3 && ctx == 0u);
-    encode_phase(visit, bit, bpc_plane[sig_at + ctx], lane);
+    encode_phase(visit, bit, bpc_plane[sig_at + ctx], lane BPC_DECREASE(int64_t(0)));
     uint newly = bpc_team_ballot(visit && bit);
     uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
     // Phase B: signs of the lanes that became significant (the sign context
@@ -109,7 +125,9 @@ void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
         uint sc = bpc_sign_context(x, lane);
         bool negative = bpc_bit(bpc_neg_c[x], lane) != 0u;
         bool symbol = negative != ((sc & 4u) != 0u);
-        encode_phase(bpc_bit(newly, lane) != 0u, symbol, bpc_plane[sign_at + (sc & 3u)], lane);
+        bool signs = bpc_bit(newly, lane) != 0u;
+        encode_phase(signs, symbol, bpc_plane[sign_at + (sc & 3u)], lane
+                     BPC_DECREASE(signs ? rec_significance_decrease(mag_c[x], j) : int64_t(0)));
     }
     bpc_sig_c[x] |= newly;
     if (cleanup) {
@@ -129,7 +147,8 @@ void refinement_step(uint x, uint j, uint lane) {
     uint mag = mag_c[x];
     bool mine = (mag >> (j + 1u)) != 0u;
     bool bit = ((mag >> j) & 1u) != 0u;
-    encode_phase(mine, bit, bpc_plane[BPC_REF], lane);
+    encode_phase(mine, bit, bpc_plane[BPC_REF], lane
+                 BPC_DECREASE(mine ? rec_refinement_decrease(mag, j) : int64_t(0)));
 }
 
 // One pass of bitplane j over the rows: kind BPC_SPP, BPC_MRP or BPC_CP.
@@ -180,6 +199,9 @@ void bpc_body_code(uint group, uint top, bool three, uint height, uint lane) {
         uint j = pass >> 8;
         bpc_load_plane(group, j, lane);
         code_pass(pass & 0xFFu, j, three, height, lane);
+#ifdef BPC_RECORDS
+        rec_pass_end(i, pass & 0xFFu, j, three, lane);
+#endif
     }
 }
 

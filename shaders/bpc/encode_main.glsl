@@ -20,6 +20,18 @@ void main() {
     bool three = BPC_THREE_PASS(params.three_pass);
     bpc_body_init(lane);
     bpc_team_init();
+#ifdef BPC_RECORDS
+    // Sums over more subgroups than bpc/records.glsl combines would be
+    // wrong: refuse every codeblock instead (the host does not ask).
+    if (gl_NumSubgroups > BPC_REC_SUBGROUPS) {
+        for (uint i = gl_WorkGroupID.x; i < params.block_count; i += gl_NumWorkGroups.x) {
+            if (lane == 0u && i < uint(status.length())) {
+                status[i] = BPC_STATUS_RECORDS_SUBGROUPS;
+            }
+        }
+        return;
+    }
+#endif
     // Codeblocks beyond the grid size loop; the condition is per workgroup.
     // They are taken in the order of bpc_order.comp (heaviest first).
     for (uint i = gl_WorkGroupID.x; i < params.block_count; i += gl_NumWorkGroups.x) {
@@ -52,6 +64,11 @@ void main() {
         ac_size = 0u;
         ac_slot = NO_SLOT;
         ac_next = 0u;
+#ifdef BPC_RECORDS
+        rec_block = b;
+        rec_acc = 0l;
+        rec_pass = 0l;
+#endif
 
         bpc_body_clear(height, three, lane);
         for (uint y = 0u; y < height; y++) {

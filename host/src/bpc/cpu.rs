@@ -285,6 +285,32 @@ pub fn encode_with_cuts(
     encode_blocks(batch, tables, CoreForm::Sequential, Detail::Cuts)
 }
 
+/// One codeblock coded on the CPU with its details: top bitplane,
+/// codewords, pass records and (where asked for) cut decreases.
+pub(crate) type BlockDetails = (Option<u8>, Vec<u16>, Vec<PassRecord>, CutDecreases);
+
+/// The blocks `which` of `batch` coded on the CPU with their pass records
+/// and, with `cuts`, their [`CutDecreases`] (sequential form): what the GPU
+/// driver falls back to for codeblocks whose decreases could overflow its
+/// 64-bit sums ([`super::gpu::records_fit`]).
+pub(crate) fn block_details(
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    which: &[usize],
+    cuts: bool,
+) -> Result<Vec<BlockDetails>, BpcError> {
+    let detail = if cuts { Detail::Cuts } else { Detail::Records };
+    which
+        .par_iter()
+        .map(|&i| {
+            ENCODE_SCRATCH.with_borrow_mut(|s| {
+                encode_one(batch, i, tables, CoreForm::Sequential, detail, s)
+                    .map(|b| (b.top, b.words, b.records, b.cuts))
+            })
+        })
+        .collect()
+}
+
 /// Decodes `encoded` into an array laid out like `like.coefficients` (same
 /// length; coefficients outside the codeblocks are 0), keeping at most
 /// `max_codewords` codewords of every codeblock (`None`: all).

@@ -4,11 +4,15 @@
 //! small (at most 64 Ki elements) so an execution stays in milliseconds.
 //!
 //! First byte: which algorithm. 0 = prefix scan, 1 = 2-D 5/3, 2 = 2-D
-//! fixed-point 9/7, 3 = VLE compress (and GPU decompress of the CPU file).
+//! fixed-point 9/7, 3 = VLE compress (and GPU decompress of the CPU file),
+//! 4 = BPC-PaCo encode with the rate-control records and cut decreases,
+//! 5 = BPC-PaCo decode of the CPU's stream, truncated.
 
 use wavelane::backend::Backend;
+use wavelane::bpc::{cpu, gpu as bpc_gpu, BlockDesc, CodeblockBatch};
 use wavelane::dwt::{forward_2d, inverse_2d};
 use wavelane::vle::{self, VleOptions};
+use wavelane_core::bpc::{DecodeLimits, Mode, ProbabilityTables, GROUPS};
 use wavelane_core::dwt::{max_levels, Cdf53, Fixed97, ImageLayout};
 
 use super::input::{Input, SeedWriter};
@@ -20,11 +24,13 @@ const MAX_ELEMENTS: usize = 1 << 16;
 pub fn gpu_diff(data: &[u8]) {
     let mut inp = Input::new(data);
     let gpu = Backend::Gpu(gpu());
-    match inp.u8() % 4 {
+    match inp.u8() % 6 {
         0 => scan(&mut inp, &gpu),
         1 => dwt::<Cdf53>(&mut inp, &gpu),
         2 => dwt::<Fixed97>(&mut inp, &gpu),
-        _ => vle_codec(&mut inp, &gpu),
+        3 => vle_codec(&mut inp, &gpu),
+        4 => bpc_encode(&mut inp, &gpu),
+        _ => bpc_decode(&mut inp, &gpu),
     }
 }
 
@@ -89,6 +95,76 @@ fn vle_codec(inp: &mut Input<'_>, gpu: &Backend) {
     );
 }
 
+/// Up to four codeblocks of up to 64x64 (magnitudes up to `bits` bits,
+/// zeros where a byte says so) and tables of the mode the input picks.
+fn bpc_batch(inp: &mut Input<'_>) -> (CodeblockBatch, &'static ProbabilityTables) {
+    let mode = if inp.bool() {
+        Mode::ThreePass
+    } else {
+        Mode::TwoPass
+    };
+    let count = inp.range(1, 4);
+    let mut batch = CodeblockBatch::default();
+    let mut shapes = Vec::with_capacity(count);
+    for _ in 0..count {
+        shapes.push((inp.range(1, 64), inp.range(1, 64), inp.range(1, 27) as u32));
+    }
+    let mut raw = words(inp.rest());
+    for (width, height, bits) in shapes {
+        let offset = batch.coefficients.len();
+        for _ in 0..width * height {
+            let w = raw.next().unwrap_or(0);
+            // Low byte: zero (a third) or not; the rest: the value.
+            let mag = if w.is_multiple_of(3) {
+                0
+            } else {
+                ((w >> 8) & ((1 << bits) - 1)) as i32
+            };
+            batch.coefficients.push(if w & 4 != 0 { -mag } else { mag });
+        }
+        batch.blocks.push(BlockDesc {
+            offset,
+            stride: width,
+            width,
+            height,
+            group: batch.blocks.len() % GROUPS,
+        });
+    }
+    (batch, ProbabilityTables::natural_lossless(mode))
+}
+
+fn bpc_encode(inp: &mut Input<'_>, gpu: &Backend) {
+    let (batch, tables) = bpc_batch(inp);
+    let device = gpu.gpu().expect("GPU backend");
+    let (on_cpu, (records, cuts)) = cpu::encode_with_cuts(&batch, tables).expect("CPU encode");
+    let (on_gpu, (gpu_records, gpu_cuts), _) =
+        bpc_gpu::encode_with_cuts(device, &batch, tables).expect("GPU encode with cuts");
+    assert_eq!(on_gpu, on_cpu, "BPC codewords (records build)");
+    assert_eq!(gpu_records, records, "BPC pass records");
+    assert_eq!(gpu_cuts, cuts, "BPC cut decreases");
+    let (plain, _) = bpc_gpu::encode(device, &batch, tables).expect("GPU encode");
+    assert_eq!(plain, on_cpu, "BPC codewords");
+}
+
+fn bpc_decode(inp: &mut Input<'_>, gpu: &Backend) {
+    let max_codewords = inp.u16() as usize;
+    let max_passes = inp.range(0, 90);
+    let (batch, tables) = bpc_batch(inp);
+    let device = gpu.gpu().expect("GPU backend");
+    let encoded = cpu::encode(&batch, tables, cpu::CoreForm::Sequential).expect("CPU encode");
+    let limits = DecodeLimits {
+        max_codewords,
+        max_passes,
+    };
+    let on_cpu =
+        cpu::decode_with_limits(&batch, &encoded, tables, limits, cpu::CoreForm::Sequential)
+            .expect("CPU decode");
+    let (values, decoded, _) =
+        bpc_gpu::decode(device, &batch, &encoded, tables, limits).expect("GPU decode");
+    assert_eq!(values, on_cpu.0, "BPC decoded coefficients");
+    assert_eq!(decoded, on_cpu.1, "BPC decode summaries");
+}
+
 /// Seeds: each algorithm on a few shapes.
 pub fn seeds() -> Vec<Vec<u8>> {
     let payload: Vec<u8> = (0..4000u32)
@@ -126,5 +202,34 @@ pub fn seeds() -> Vec<Vec<u8>> {
                 .finish(),
         );
     }
+    // BPC-PaCo: (mode, count, then width - 1, height - 1, bits - 1 per
+    // codeblock); decode first takes its codeword and pass limits.
+    let bpc = |mode: u8, blocks: &[(u8, u8, u8)]| {
+        let mut w = SeedWriter::new().u8(mode).u8(blocks.len() as u8 - 1);
+        for &(width, height, bits) in blocks {
+            w = w.u8(width - 1).u8(height - 1).u8(bits - 1);
+        }
+        w.bytes(&payload)
+    };
+    out.push(
+        SeedWriter::new()
+            .u8(4)
+            .bytes(&bpc(1, &[(64, 16, 16), (3, 5, 27)]).finish())
+            .finish(),
+    );
+    out.push(
+        SeedWriter::new()
+            .u8(4)
+            .bytes(&bpc(0, &[(17, 9, 8)]).finish())
+            .finish(),
+    );
+    out.push(
+        SeedWriter::new()
+            .u8(5)
+            .u16(40)
+            .u8(7)
+            .bytes(&bpc(1, &[(64, 8, 12), (5, 30, 3)]).finish())
+            .finish(),
+    );
     out
 }

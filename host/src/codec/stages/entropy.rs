@@ -20,8 +20,8 @@ use crate::codec::header::Header;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Records {
     /// Each block's codeword total only, as one record (a lossless
-    /// single-layer file, which keeps everything): the one case the GPU
-    /// backend codes on the GPU, whose coder reports no pass ends.
+    /// single-layer file, which keeps everything): the GPU codes it with
+    /// the plain encoder builds, which report no pass ends.
     Totals,
     /// The pass records' codeword counts, not their distortion decreases
     /// (0): allocations that keep every pass, or only count bytes.
@@ -80,27 +80,66 @@ fn encode_batch(
     needs: Records,
     backend: &Backend,
 ) -> Result<Coded, CodecError> {
-    #[cfg(not(feature = "gpu"))]
-    let _ = backend;
-    // Rate control needs every block's per-pass records, which only the
-    // CPU driver produces; coding on the GPU as well would double the
-    // work, so both backends code such batches on the CPU. A file that
-    // keeps every codeword needs only the totals: the GPU codes those
-    // (same codewords, tests/tests/bpc.rs), when the batch fits one binding.
+    // The GPU codes every kind of records (bpc::gpu::records; the same
+    // codewords and records as the CPU, tests/tests/gpu_records.rs). A
+    // batch the device cannot take (a buffer over one storage binding, no
+    // 64-bit integers in shaders) is coded on the CPU instead.
     #[cfg(feature = "gpu")]
-    if let (Records::Totals, Backend::Gpu(gpu)) = (needs, backend) {
-        let bytes = std::mem::size_of_val(batch.coefficients.as_slice()) as u64;
-        if bytes <= gpu.info().max_storage_buffer_range as u64 {
-            let (encoded, _) = crate::bpc::gpu::encode(gpu, batch, tables)?;
-            let records = totals(&encoded);
-            return Ok(Coded {
-                encoded,
-                records,
-                cuts: Vec::new(),
-            });
+    if let Backend::Gpu(gpu) = backend {
+        use crate::backend::gpu::GpuError;
+        use crate::bpc::BpcError;
+        match gpu_encode_batch(gpu, batch, tables, needs) {
+            Ok(coded) => return Ok(coded),
+            Err(BpcError::Gpu(GpuError::Limit(why))) => log::debug!(
+                "coding {} codeblocks ({:?} records) on the CPU: {why}",
+                batch.len(),
+                needs
+            ),
+            Err(e) => return Err(e.into()),
         }
     }
+    #[cfg(not(feature = "gpu"))]
+    let _ = backend;
     cpu_encode_batch(batch, tables, needs)
+}
+
+/// The GPU driver's coding of one batch, with the records `needs` asks for.
+#[cfg(feature = "gpu")]
+fn gpu_encode_batch(
+    gpu: &crate::backend::gpu::Gpu,
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    needs: Records,
+) -> Result<Coded, crate::bpc::BpcError> {
+    use crate::bpc::gpu;
+    let (encoded, records, cuts) = match needs {
+        Records::Cuts => {
+            let (encoded, (records, cuts), _) = gpu::encode_with_cuts(gpu, batch, tables)?;
+            (encoded, records, cuts)
+        }
+        Records::Passes | Records::PassEnds => {
+            let (encoded, mut records, _) = gpu::encode_with_records(gpu, batch, tables)?;
+            if needs == Records::PassEnds {
+                // What the CPU driver reports for pass ends (it skips the
+                // decreases; the GPU's records build has them anyway).
+                records
+                    .iter_mut()
+                    .flatten()
+                    .for_each(|r| r.distortion_decrease = 0);
+            }
+            (encoded, records, Vec::new())
+        }
+        Records::Totals => {
+            let (encoded, _) = gpu::encode(gpu, batch, tables)?;
+            let records = totals(&encoded);
+            (encoded, records, Vec::new())
+        }
+    };
+    Ok(Coded {
+        encoded,
+        records,
+        cuts,
+    })
 }
 
 /// The CPU driver's coding of one batch, with the records `needs` asks for.

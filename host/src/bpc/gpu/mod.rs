@@ -12,13 +12,24 @@
 //!    turns codeword counts into stream offsets, and `bpc_pack` gathers the
 //!    codewords into one packed stream.
 //!
+//! With the rate-control records ([`records`]: [`encode_with_records`],
+//! [`encode_with_cuts`]) the encode dispatch is the records build,
+//! `bpc_encode_records`, which also writes every pass's record and the
+//! decrease at every codeword cut, and `bpc_pack_cuts` packs the cuts
+//! beside the codewords ([`encode`]'s own build is untouched).
+//!
 //! Decoding is one dispatch of `bpc_decode` over the packed stream.
 
-use vulkano::buffer::Subbuffer;
 use wavelane_core::bpc::{
-    DecodeError, DecodeLimits, Decoded, EncodeError, Mode, ProbabilityTables, GROUPS,
-    TABLE_BITPLANES,
+    DecodeError, DecodeLimits, Decoded, Mode, ProbabilityTables, GROUPS, TABLE_BITPLANES,
 };
+
+mod encode;
+pub mod records;
+
+pub use encode::encode;
+pub(crate) use encode::{encode_on_device, DeviceRecords, RecordsAsked};
+pub use records::{encode_with_cuts, encode_with_records, records_fit, records_unsupported};
 
 use super::{BpcError, CodeblockBatch, EncodedBatch};
 use crate::backend::gpu::{Dispatch, Gpu, GpuError, Timing};
@@ -144,163 +155,6 @@ impl GpuTiming {
 
 fn three_pass(tables: &ProbabilityTables) -> u32 {
     (tables.mode() == Mode::ThreePass) as u32
-}
-
-/// Encodes every codeblock of `batch` on `gpu`; the same result as
-/// [`super::cpu::encode`].
-pub fn encode(
-    gpu: &Gpu,
-    batch: &CodeblockBatch,
-    tables: &ProbabilityTables,
-) -> Result<(EncodedBatch, GpuTiming), BpcError> {
-    let desc = descriptors(batch)?;
-    let n = batch.len();
-    if n == 0 {
-        return Ok((
-            EncodedBatch {
-                offsets: vec![0],
-                ..Default::default()
-            },
-            GpuTiming::default(),
-        ));
-    }
-    check_range(gpu, "the coefficients", batch.coefficients.len() as u64 * 4)?;
-    let coefficients = gpu.upload(&batch.coefficients)?;
-    let blocks = gpu.upload(&desc)?;
-    let table_buf = gpu.upload(&flatten_tables(tables))?;
-    let tops = gpu.zeroed::<u32>(n as u64)?;
-    let caps = gpu.zeroed::<u32>(n as u64)?;
-    let scratch_offsets = gpu.zeroed::<u32>(n as u64)?;
-    let status = gpu.zeroed::<u32>(n as u64)?;
-    let order_buckets = gpu.zeroed::<u32>(2 * ORDER_BUCKETS)?;
-    let order = gpu.zeroed::<u32>(n as u64)?;
-    let mut timing = GpuTiming::default();
-
-    // Submission 1: M and capacities, scanned into scratch offsets; the
-    // coding order (heaviest codeblocks first).
-    let scan1 = gpu.scan_scratch(n as u32)?;
-    let mut run1 = vec![
-        Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
-            .buffer(&coefficients)
-            .buffer(&blocks)
-            .buffer(&tops)
-            .buffer(&caps)
-            .buffer(&scratch_offsets)
-            .buffer(&status)
-            .buffer(&order_buckets)
-            .push(&[n as u32, tables.min_probability() as u32]),
-        Dispatch::new(
-            &shaders::BPC_ORDER,
-            [
-                (n as u32).div_ceil(ORDER_WORKGROUP).clamp(1, MAX_GROUPS),
-                1,
-                1,
-            ],
-        )
-        .buffer(&tops)
-        .buffer(&order_buckets)
-        .buffer(&order)
-        .push(&[n as u32]),
-    ];
-    run1.extend(gpu.scan_dispatches(&scratch_offsets, n as u32, &scan1)?);
-    timing.add(gpu.run(&run1)?);
-    let capacity = total_of(gpu, &scan1.result, &caps, n)?;
-    check_range(gpu, "the encoder scratch", capacity * 2)?;
-
-    // Submission 2: encode, scan the counts, pack.
-    let scratch = gpu.uninit::<u16>(capacity.max(2))?;
-    let counts = gpu.zeroed::<u32>(n as u64)?;
-    let packed = gpu.uninit::<u16>(capacity.max(2))?;
-    let scan2 = gpu.scan_scratch(n as u32)?;
-    let mut run2 = vec![
-        Dispatch::new(build_for(&ENCODER, batch, tables), [groups_for(n), 1, 1])
-            .buffer(&coefficients)
-            .buffer(&blocks)
-            .buffer(&table_buf)
-            .buffer(&tops)
-            .buffer(&caps)
-            .buffer(&scratch_offsets)
-            .buffer(&scratch)
-            .buffer(&counts)
-            .buffer(&status)
-            .buffer(&order)
-            .push(&[n as u32, three_pass(tables)]),
-    ];
-    run2.extend(gpu.scan_dispatches(&counts, n as u32, &scan2)?);
-    run2.push(
-        Dispatch::new(&shaders::BPC_PACK, [groups_for(n), 1, 1])
-            .buffer(&counts)
-            .buffer(&scratch_offsets)
-            .buffer(&scratch)
-            .buffer(&scan2.result)
-            .buffer(&packed)
-            .push(&[n as u32]),
-    );
-    timing.add(gpu.run(&run2)?);
-
-    for (block, s) in gpu.download(&status)?.into_iter().enumerate() {
-        match s {
-            0 => {}
-            2 => return Err(BpcError::Encode { block, source: EncodeError::CoefficientTooLarge }),
-            other => {
-                return Err(BpcError::Mismatch(format!(
-                    "GPU encoder reported status {other} for codeblock {block} (1: descriptor, 3: scratch overflow)"
-                )))
-            }
-        }
-    }
-    let total = gpu.download(&scan2.result)?[0] as usize;
-    if total as u64 > capacity {
-        return Err(BpcError::Mismatch(format!(
-            "the GPU encoder reported {total} codewords for a capacity of {capacity}"
-        )));
-    }
-    let offsets: Vec<usize> = gpu
-        .download(&counts)?
-        .into_iter()
-        .map(|o| o as usize)
-        .chain([total])
-        .collect();
-    let codewords = if total == 0 {
-        Vec::new()
-    } else {
-        gpu.download(&packed.clone().slice(0..total as u64))?
-    };
-    let tops = gpu
-        .download(&tops)?
-        .into_iter()
-        .map(|t| (t != EMPTY).then_some(t as u8))
-        .collect();
-    let out = EncodedBatch {
-        tops,
-        offsets,
-        codewords,
-    };
-    out.validate()?;
-    Ok((out, timing))
-}
-
-/// Reads the total of a scan and checks it against the per-block values
-/// (the scan wraps modulo 2^32; the sum must not).
-fn total_of(
-    gpu: &Gpu,
-    result: &Subbuffer<[u32]>,
-    values: &Subbuffer<[u32]>,
-    n: usize,
-) -> Result<u64, BpcError> {
-    let total = gpu.download(result)?[0] as u64;
-    let sum: u64 = gpu
-        .download(values)?
-        .iter()
-        .take(n)
-        .map(|&c| c as u64)
-        .sum();
-    if sum != total {
-        return Err(BpcError::Gpu(GpuError::Limit(format!(
-            "the codeword capacity of this batch ({sum}) exceeds 32 bits; encode fewer codeblocks at once"
-        ))));
-    }
-    Ok(total)
 }
 
 /// Decodes `encoded` (laid out like `like`) on `gpu`; the same result as

@@ -1,0 +1,256 @@
+//! The encoder's driver: the two submissions of the module docs of
+//! [`super`], with or without the rate-control records ([`super::records`]).
+
+use vulkano::buffer::Subbuffer;
+use wavelane_core::bpc::{EncodeError, ProbabilityTables};
+
+use super::{
+    build_for, check_range, descriptors, flatten_tables, groups_for, three_pass, GpuTiming, EMPTY,
+    ENCODER, MAX_GROUPS, ORDER_BUCKETS, ORDER_WORKGROUP,
+};
+use crate::backend::gpu::{Dispatch, Gpu, GpuError};
+use crate::bpc::{BpcError, CodeblockBatch, EncodedBatch};
+use crate::shaders;
+
+/// Encodes every codeblock of `batch` on `gpu`; the same result as
+/// [`crate::bpc::cpu::encode`].
+pub fn encode(
+    gpu: &Gpu,
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<(EncodedBatch, GpuTiming), BpcError> {
+    encode_on_device(gpu, batch, tables, RecordsAsked::No).map(|(e, _, t)| (e, t))
+}
+
+/// Which rate-control records an encoding writes on the device
+/// ([`super::records`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RecordsAsked {
+    /// None: the plain encoder builds.
+    No,
+    /// The pass records.
+    Passes,
+    /// The pass records and the cut decreases.
+    Cuts,
+}
+
+/// The records of an encoding, still on the device (layout in
+/// [`super::records`]).
+pub(crate) struct DeviceRecords {
+    /// `4 * stride` words per codeblock: one `uvec4` per pass.
+    pub records: Subbuffer<[u32]>,
+    /// Records per codeblock ([`super::records::record_stride`]).
+    pub stride: usize,
+    /// One decrease per codeword, parallel to the packed codewords (empty
+    /// unless [`RecordsAsked::Cuts`]).
+    pub cuts: Option<Subbuffer<[i64]>>,
+}
+
+/// [`encode`], with the records `asked` written on the device (the
+/// records build of the encoder, `bpc_encode_records`, for any height and
+/// mode) and returned in device buffers.
+pub(crate) fn encode_on_device(
+    gpu: &Gpu,
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    asked: RecordsAsked,
+) -> Result<(EncodedBatch, Option<DeviceRecords>, GpuTiming), BpcError> {
+    let desc = descriptors(batch)?;
+    let n = batch.len();
+    if n == 0 {
+        return Ok((
+            EncodedBatch {
+                offsets: vec![0],
+                ..Default::default()
+            },
+            None,
+            GpuTiming::default(),
+        ));
+    }
+    check_range(gpu, "the coefficients", batch.coefficients.len() as u64 * 4)?;
+    let stride = super::records::record_stride(tables.mode());
+    if asked != RecordsAsked::No {
+        check_range(gpu, "the pass records", (n * stride * 16) as u64)?;
+    }
+    let coefficients = gpu.upload(&batch.coefficients)?;
+    let blocks = gpu.upload(&desc)?;
+    let table_buf = gpu.upload(&flatten_tables(tables))?;
+    let tops = gpu.zeroed::<u32>(n as u64)?;
+    let caps = gpu.zeroed::<u32>(n as u64)?;
+    let scratch_offsets = gpu.zeroed::<u32>(n as u64)?;
+    let status = gpu.zeroed::<u32>(n as u64)?;
+    let order_buckets = gpu.zeroed::<u32>(2 * ORDER_BUCKETS)?;
+    let order = gpu.zeroed::<u32>(n as u64)?;
+    let mut timing = GpuTiming::default();
+
+    // Submission 1: M and capacities, scanned into scratch offsets; the
+    // coding order (heaviest codeblocks first).
+    let scan1 = gpu.scan_scratch(n as u32)?;
+    let mut run1 = vec![
+        Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
+            .buffer(&coefficients)
+            .buffer(&blocks)
+            .buffer(&tops)
+            .buffer(&caps)
+            .buffer(&scratch_offsets)
+            .buffer(&status)
+            .buffer(&order_buckets)
+            .push(&[n as u32, tables.min_probability() as u32]),
+        Dispatch::new(
+            &shaders::BPC_ORDER,
+            [
+                (n as u32).div_ceil(ORDER_WORKGROUP).clamp(1, MAX_GROUPS),
+                1,
+                1,
+            ],
+        )
+        .buffer(&tops)
+        .buffer(&order_buckets)
+        .buffer(&order)
+        .push(&[n as u32]),
+    ];
+    run1.extend(gpu.scan_dispatches(&scratch_offsets, n as u32, &scan1)?);
+    timing.add(gpu.run(&run1)?);
+    let capacity = total_of(gpu, &scan1.result, &caps, n)?;
+    check_range(gpu, "the encoder scratch", capacity * 2)?;
+    let with_cuts = asked == RecordsAsked::Cuts;
+    if with_cuts {
+        check_range(gpu, "the cut decreases", capacity * 8)?;
+    }
+
+    // Submission 2: encode, scan the counts, pack.
+    let scratch = gpu.uninit::<u16>(capacity.max(2))?;
+    let counts = gpu.zeroed::<u32>(n as u64)?;
+    let packed = gpu.uninit::<u16>(capacity.max(2))?;
+    let scan2 = gpu.scan_scratch(n as u32)?;
+    let shader = if asked == RecordsAsked::No {
+        build_for(&ENCODER, batch, tables)
+    } else {
+        &shaders::BPC_ENCODE_RECORDS
+    };
+    let mut encode = Dispatch::new(shader, [groups_for(n), 1, 1])
+        .buffer(&coefficients)
+        .buffer(&blocks)
+        .buffer(&table_buf)
+        .buffer(&tops)
+        .buffer(&caps)
+        .buffer(&scratch_offsets)
+        .buffer(&scratch)
+        .buffer(&counts)
+        .buffer(&status)
+        .buffer(&order);
+    // The records build's buffers: the records, and the cut decreases by
+    // scratch slot (one word when not asked for: the shader bounds its
+    // stores by the buffer's length).
+    let mut device_records = None;
+    let mut cut_buffers = None;
+    if asked != RecordsAsked::No {
+        let records = gpu.zeroed::<u32>((4 * n * stride) as u64)?;
+        let cut_slots = if with_cuts { capacity.max(1) } else { 1 };
+        let cut_scratch = gpu.uninit::<i64>(cut_slots)?;
+        encode = encode.buffer(&records).buffer(&cut_scratch);
+        let packed_cuts = if with_cuts {
+            let p = gpu.uninit::<i64>(cut_slots)?;
+            cut_buffers = Some((cut_scratch, p.clone()));
+            Some(p)
+        } else {
+            None
+        };
+        device_records = Some(DeviceRecords {
+            records,
+            stride,
+            cuts: packed_cuts,
+        });
+    }
+    let mut run2 = vec![encode.push(&[n as u32, three_pass(tables)])];
+    run2.extend(gpu.scan_dispatches(&counts, n as u32, &scan2)?);
+    run2.push(
+        Dispatch::new(&shaders::BPC_PACK, [groups_for(n), 1, 1])
+            .buffer(&counts)
+            .buffer(&scratch_offsets)
+            .buffer(&scratch)
+            .buffer(&scan2.result)
+            .buffer(&packed)
+            .push(&[n as u32]),
+    );
+    if let Some((cut_scratch, packed_cuts)) = &cut_buffers {
+        run2.push(
+            Dispatch::new(&shaders::BPC_PACK_CUTS, [groups_for(n), 1, 1])
+                .buffer(&counts)
+                .buffer(&scratch_offsets)
+                .buffer(cut_scratch)
+                .buffer(&scan2.result)
+                .buffer(packed_cuts)
+                .push(&[n as u32]),
+        );
+    }
+    timing.add(gpu.run(&run2)?);
+
+    for (block, s) in gpu.download(&status)?.into_iter().enumerate() {
+        match s {
+            0 => {}
+            2 => return Err(BpcError::Encode { block, source: EncodeError::CoefficientTooLarge }),
+            other => {
+                return Err(BpcError::Mismatch(format!(
+                    "GPU encoder reported status {other} for codeblock {block} (1: descriptor, 3: scratch overflow, 4: subgroups too narrow for the records)"
+                )))
+            }
+        }
+    }
+    let total = gpu.download(&scan2.result)?[0] as usize;
+    if total as u64 > capacity {
+        return Err(BpcError::Mismatch(format!(
+            "the GPU encoder reported {total} codewords for a capacity of {capacity}"
+        )));
+    }
+    let offsets: Vec<usize> = gpu
+        .download(&counts)?
+        .into_iter()
+        .map(|o| o as usize)
+        .chain([total])
+        .collect();
+    let codewords = if total == 0 {
+        Vec::new()
+    } else {
+        gpu.download(&packed.clone().slice(0..total as u64))?
+    };
+    let tops = gpu
+        .download(&tops)?
+        .into_iter()
+        .map(|t| (t != EMPTY).then_some(t as u8))
+        .collect();
+    let out = EncodedBatch {
+        tops,
+        offsets,
+        codewords,
+    };
+    out.validate()?;
+    if let Some(r) = &mut device_records {
+        // The packed decreases: as many as codewords.
+        r.cuts = r.cuts.take().map(|c| c.slice(0..total.max(1) as u64));
+    }
+    Ok((out, device_records, timing))
+}
+
+/// Reads the total of a scan and checks it against the per-block values
+/// (the scan wraps modulo 2^32; the sum must not).
+fn total_of(
+    gpu: &Gpu,
+    result: &Subbuffer<[u32]>,
+    values: &Subbuffer<[u32]>,
+    n: usize,
+) -> Result<u64, BpcError> {
+    let total = gpu.download(result)?[0] as u64;
+    let sum: u64 = gpu
+        .download(values)?
+        .iter()
+        .take(n)
+        .map(|&c| c as u64)
+        .sum();
+    if sum != total {
+        return Err(BpcError::Gpu(GpuError::Limit(format!(
+            "the codeword capacity of this batch ({sum}) exceeds 32 bits; encode fewer codeblocks at once"
+        ))));
+    }
+    Ok(total)
+}

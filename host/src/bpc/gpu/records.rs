@@ -1,0 +1,205 @@
+//! The rate-control records of the GPU encoder: every codeblock's pass
+//! records and cut decreases, equal to the CPU driver's
+//! ([`crate::bpc::cpu::encode_with_records`],
+//! [`crate::bpc::cpu::encode_with_cuts`]), from the records build of the
+//! encoder (`bpc_encode_records`, `shaders/bpc/records.glsl`).
+//!
+//! # Device layout
+//!
+//! The encoding leaves two buffers on the device, besides the packed
+//! codewords and the codeword offsets (the scan of the counts):
+//! - **pass records**: `record_stride(mode)` entries per codeblock (56 in
+//!   2 passes, 82 in 3: the most passes a codeblock of the mode has),
+//!   codeblock `b`'s pass `i` at entry `b * stride + i`, of which the first
+//!   `pass_count(mode, top)` are written. One entry is four `u32`: `kind |
+//!   bitplane << 8` (kind 0 SPP, 1 MRP, 2 CP), the codewords needed to
+//!   decode through the pass, and the pass's distortion decrease as an
+//!   `i64` (low word, then high word; index units, as
+//!   [`PassRecord::distortion_decrease`]). 16 bytes per entry.
+//! - **cut decreases**: one `i64` per codeword, parallel to the packed
+//!   stream: the entry at codeblock `b`'s codeword offset plus `m` is the
+//!   decrease of `b`'s stream cut after `m` codewords (the CPU's
+//!   [`CutDecreases`] entry `m`). 8 bytes per codeword, four times the
+//!   stream.
+//!
+//! Rate control runs on the host for now, so [`encode_with_records`] and
+//! [`encode_with_cuts`] download both (docs/codec.md, "Backends", gives the
+//! sizes). The device-side rate control to come reads them in place.
+//!
+//! # Exactness
+//!
+//! The device sums the decreases in 64-bit integers; they are exact for a
+//! codeblock whose energy bound `width * height * (2^(top+1) - 1)^2` is
+//! below 2^63 ([`records_fit`]; the derivation is in
+//! `shaders/bpc/records.glsl`). Other codeblocks (top bitplane 24 and up
+//! in a 64x256 block) keep the GPU's codewords and get their records from
+//! the CPU driver: a typed fallback, logged at debug level, never a
+//! wrapped sum.
+
+use wavelane_core::bpc::{
+    pass_count, Mode, PassKind, PassRecord, PassSchedule, ProbabilityTables, MAX_BITPLANE,
+};
+
+use super::{encode_on_device, DeviceRecords, GpuTiming, RecordsAsked};
+use crate::backend::gpu::{Gpu, GpuError};
+use crate::bpc::cpu::{self, CutDecreases};
+use crate::bpc::{BpcError, CodeblockBatch, EncodedBatch};
+
+/// Record entries per codeblock in the device buffer: the most passes a
+/// codeblock of `mode` has.
+pub fn record_stride(mode: Mode) -> usize {
+    pass_count(mode, Some(MAX_BITPLANE))
+}
+
+/// Whether the device's 64-bit sums are exact for a codeblock of
+/// `width x height` with top bitplane `top`: its energy bound
+/// `width * height * (2^(top+1) - 1)^2` is below 2^63. (An empty codeblock
+/// has no records.)
+pub fn records_fit(width: usize, height: usize, top: Option<u8>) -> bool {
+    let Some(top) = top else { return true };
+    let peak = (1u128 << (top as u32 + 1)) - 1;
+    (width as u128) * (height as u128) * peak * peak < 1u128 << 63
+}
+
+/// Why `gpu` cannot write the records, if it cannot: the records build
+/// needs 64-bit integers in shaders, and subgroups of at least 4 lanes
+/// (`shaders/bpc/records.glsl` combines at most 8 subgroups per team).
+pub fn records_unsupported(gpu: &Gpu) -> Option<String> {
+    if !gpu.device().enabled_features().shader_int64 {
+        return Some("the device has no 64-bit integers in shaders (shaderInt64)".into());
+    }
+    let lanes = gpu.info().subgroup_size;
+    if lanes < 4 {
+        return Some(format!(
+            "the device's subgroups have {lanes} lanes; the records need at least 4"
+        ));
+    }
+    None
+}
+
+/// [`super::encode`] plus the per-pass records of every codeblock: the
+/// same result as [`cpu::encode_with_records`].
+pub fn encode_with_records(
+    gpu: &Gpu,
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>, GpuTiming), BpcError> {
+    let (encoded, (records, _), timing) = encode_with(gpu, batch, tables, RecordsAsked::Passes)?;
+    Ok((encoded, records, timing))
+}
+
+/// [`encode_with_records`] plus every codeblock's [`CutDecreases`]: the
+/// same result as [`cpu::encode_with_cuts`].
+pub fn encode_with_cuts(
+    gpu: &Gpu,
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+) -> Result<(EncodedBatch, Details, GpuTiming), BpcError> {
+    encode_with(gpu, batch, tables, RecordsAsked::Cuts)
+}
+
+/// Every codeblock's pass records and [`CutDecreases`] (the cuts empty
+/// unless asked for).
+pub type Details = (Vec<Vec<PassRecord>>, Vec<CutDecreases>);
+
+fn encode_with(
+    gpu: &Gpu,
+    batch: &CodeblockBatch,
+    tables: &ProbabilityTables,
+    asked: RecordsAsked,
+) -> Result<(EncodedBatch, Details, GpuTiming), BpcError> {
+    if let Some(why) = records_unsupported(gpu) {
+        return Err(BpcError::Gpu(GpuError::Limit(why)));
+    }
+    let (encoded, device, timing) = encode_on_device(gpu, batch, tables, asked)?;
+    let Some(device) = device else {
+        // An empty batch.
+        return Ok((encoded, (Vec::new(), Vec::new()), timing));
+    };
+    let mut details = download(gpu, &device, &encoded, tables.mode())?;
+    let with_cuts = asked == RecordsAsked::Cuts;
+    if !with_cuts {
+        details.1.clear();
+    }
+    // Codeblocks whose sums could exceed 64 bits: their records from the CPU.
+    let over: Vec<usize> = (0..batch.len())
+        .filter(|&i| {
+            let d = batch.blocks[i];
+            !records_fit(d.width, d.height, encoded.tops[i])
+        })
+        .collect();
+    if !over.is_empty() {
+        log::debug!(
+            "{} of {} codeblocks could exceed the GPU's 64-bit distortion sums; their records come from the CPU",
+            over.len(),
+            batch.len()
+        );
+        let redone = cpu::block_details(batch, tables, &over, with_cuts)?;
+        for (&i, (top, words, records, cuts)) in over.iter().zip(redone) {
+            if (top, words.as_slice()) != encoded.block(i) {
+                return Err(BpcError::Mismatch(format!(
+                    "codeblock {i}: the CPU and GPU encoders disagree"
+                )));
+            }
+            details.0[i] = records;
+            if with_cuts {
+                details.1[i] = cuts;
+            }
+        }
+    }
+    Ok((encoded, details, timing))
+}
+
+/// The records (and cuts, where the device wrote them) of every codeblock.
+fn download(
+    gpu: &Gpu,
+    device: &DeviceRecords,
+    encoded: &EncodedBatch,
+    mode: Mode,
+) -> Result<Details, BpcError> {
+    let words = gpu.download(&device.records)?;
+    let cuts = match &device.cuts {
+        Some(c) => gpu.download(c)?,
+        None => Vec::new(),
+    };
+    let mut records = Vec::with_capacity(encoded.len());
+    let mut all_cuts = Vec::with_capacity(if cuts.is_empty() { 0 } else { encoded.len() });
+    for (b, &top) in encoded.tops.iter().enumerate() {
+        let passes = pass_count(mode, top);
+        let mut block = Vec::with_capacity(passes);
+        for (i, expected) in top
+            .map(|t| PassSchedule::new(mode, Some(t)))
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = 4 * (b * device.stride + i);
+            let w = words.get(at..at + 4).ok_or_else(|| {
+                BpcError::Mismatch(format!("no room for codeblock {b}'s records"))
+            })?;
+            let kind = match w[0] & 0xFF {
+                0 => PassKind::Significance,
+                1 => PassKind::Refinement,
+                _ => PassKind::Cleanup,
+            };
+            if (kind, (w[0] >> 8) as u8) != expected {
+                return Err(BpcError::Mismatch(format!(
+                    "the GPU encoder's record {i} of codeblock {b} is not pass {expected:?}"
+                )));
+            }
+            block.push(PassRecord {
+                kind,
+                bitplane: expected.1,
+                codewords: w[1],
+                distortion_decrease: (w[2] as u64 | (w[3] as u64) << 32) as i64 as i128,
+            });
+        }
+        records.push(block);
+        if !cuts.is_empty() {
+            let range = encoded.offsets[b]..encoded.offsets[b + 1];
+            // `i64 as f64` rounds like the CPU's `i128 as f64` of the same value.
+            all_cuts.push(cuts[range].iter().map(|&c| c as f64).collect());
+        }
+    }
+    Ok((records, all_cuts))
+}
