@@ -81,10 +81,12 @@ def codecs(names):
             made[name] = wavelane.Wavelane(lossless=True, backend="cpu")
         elif name == "jpeg2000":
             try:
-                from imagecodecs.numcodecs import Jpeg2k
+                from imagecodecs.numcodecs import Jpeg2k, register_codecs
             except ImportError:
                 print("imagecodecs is not installed: no JPEG 2000 figures", file=sys.stderr)
                 continue
+            # Reading the array back finds the codec by its id.
+            register_codecs()
             made[name] = Jpeg2k(level=0, reversible=True, codecformat="j2k", numthreads=1)
         elif name == "blosc-zstd":
             made[name] = Blosc(cname="zstd", clevel=5, shuffle=Blosc.BITSHUFFLE)
