@@ -96,4 +96,10 @@ done
 step "GPU tests under the Khronos validation layer"
 gpu_rerun env WAVELANE_VK_VALIDATION=1
 
+step "Python package (pytest python/tests)"
+# scripts/setup.sh --test built the package into .venv; the tests fail
+# (never skip) when a package or the GPU is missing. The GPU tests there
+# run on the same device as the Rust ones (lavapipe unless told otherwise).
+.venv/bin/python -m pytest python/tests -q -p no:cacheprovider
+
 step "all checks passed"

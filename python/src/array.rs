@@ -1,0 +1,243 @@
+//! numpy arrays to codec images and back.
+//!
+//! The codec takes planar images ([`Image`]: one plane per component);
+//! numpy images are interleaved (`H x W` or `H x W x C`). The arrays are
+//! checked here, under the GIL, so that every bad argument is a
+//! `ValueError` naming what is wrong; the copy into planes runs later
+//! without the GIL ([`Pixels::into_image`]).
+
+use numpy::ndarray::{ArrayD, IxDyn};
+use numpy::{
+    dtype, IntoPyArray, PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use wavelane::Image;
+
+/// Largest width and height of a `.wl` image (docs/format.md).
+const MAX_DIMENSION: usize = 65535;
+
+/// The samples of an encoder's input, row-major and interleaved, borrowed
+/// from the array where it is C-contiguous and copied where it is not.
+pub enum Samples<'a> {
+    /// `uint8` samples.
+    U8(std::borrow::Cow<'a, [u8]>),
+    /// `uint16` samples.
+    U16(std::borrow::Cow<'a, [u16]>),
+}
+
+/// An array checked to be codable: its samples and its shape.
+pub struct Pixels<'a> {
+    /// The samples.
+    pub samples: Samples<'a>,
+    /// Rows.
+    pub height: usize,
+    /// Columns.
+    pub width: usize,
+    /// Components (1 for a 2-D array).
+    pub components: usize,
+}
+
+/// A read-only borrow of the input array, held while its samples are in use.
+pub enum Borrowed<'py> {
+    /// A `uint8` array.
+    U8(PyReadonlyArrayDyn<'py, u8>),
+    /// A `uint16` array.
+    U16(PyReadonlyArrayDyn<'py, u16>),
+}
+
+/// Checks that `array` is a numpy `uint8` or `uint16` array of shape
+/// `H x W` or `H x W x C` (`C` in 1..=4, `H` and `W` in 1..=65535) and
+/// borrows it read-only.
+pub fn borrow<'py>(array: &Bound<'py, PyAny>) -> PyResult<Borrowed<'py>> {
+    let py = array.py();
+    let untyped = array.cast::<PyUntypedArray>().map_err(|_| {
+        PyValueError::new_err(format!("expected a numpy array, got {}", type_name(array)))
+    })?;
+    let shape = untyped.shape();
+    match shape.len() {
+        2 => {}
+        3 if (1..=4).contains(&shape[2]) => {}
+        3 => {
+            return Err(PyValueError::new_err(format!(
+                "an H x W x C array needs 1 to 4 components, got shape {shape:?}"
+            )))
+        }
+        n => {
+            return Err(PyValueError::new_err(format!(
+                "expected a 2-D (H x W) or 3-D (H x W x C) array, got {n} dimensions"
+            )))
+        }
+    }
+    if shape[..2]
+        .iter()
+        .any(|&n| !(1..=MAX_DIMENSION).contains(&n))
+    {
+        return Err(PyValueError::new_err(format!(
+            "height and width must be 1..={MAX_DIMENSION}, got shape {shape:?}"
+        )));
+    }
+    let dt = untyped.dtype();
+    if dt.is_equiv_to(&dtype::<u8>(py)) {
+        Ok(Borrowed::U8(array.extract()?))
+    } else if dt.is_equiv_to(&dtype::<u16>(py)) {
+        Ok(Borrowed::U16(array.extract()?))
+    } else {
+        Err(PyValueError::new_err(format!(
+            "dtype {dt} is not supported (uint8 or uint16)"
+        )))
+    }
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "an unknown type".into())
+}
+
+impl<'py> Borrowed<'py> {
+    /// The samples and shape; a copy only where the array is not
+    /// C-contiguous.
+    pub fn pixels(&self) -> Pixels<'_> {
+        let (samples, shape) = match self {
+            Borrowed::U8(a) => (Samples::U8(contiguous(a)), a.shape().to_vec()),
+            Borrowed::U16(a) => (Samples::U16(contiguous(a)), a.shape().to_vec()),
+        };
+        Pixels {
+            samples,
+            height: shape[0],
+            width: shape[1],
+            components: shape.get(2).copied().unwrap_or(1),
+        }
+    }
+}
+
+fn contiguous<'a, T: numpy::Element + Copy>(
+    a: &'a PyReadonlyArrayDyn<'_, T>,
+) -> std::borrow::Cow<'a, [T]> {
+    // `as_slice` also accepts Fortran order, whose memory is not row-major.
+    match a.as_slice() {
+        Ok(s) if a.is_c_contiguous() => std::borrow::Cow::Borrowed(s),
+        // `iter` walks in logical (C) order whatever the strides.
+        _ => std::borrow::Cow::Owned(a.as_array().iter().copied().collect()),
+    }
+}
+
+impl Pixels<'_> {
+    /// Bits per sample the codec is told: the dtype's width.
+    pub fn bit_depth(&self) -> u8 {
+        match self.samples {
+            Samples::U8(_) => 8,
+            Samples::U16(_) => 16,
+        }
+    }
+
+    /// The planar image (runs without the GIL).
+    pub fn into_image(self) -> Image {
+        let bit_depth = self.bit_depth();
+        let planes = match &self.samples {
+            Samples::U8(s) => planes(s, self.components),
+            Samples::U16(s) => planes(s, self.components),
+        };
+        Image {
+            width: self.width,
+            height: self.height,
+            bit_depth,
+            signed: false,
+            planes,
+        }
+    }
+}
+
+/// Splits interleaved samples into one plane per component.
+fn planes<T: Copy + Into<i32>>(samples: &[T], components: usize) -> Vec<Vec<i32>> {
+    (0..components)
+        .map(|c| {
+            samples
+                .iter()
+                .skip(c)
+                .step_by(components)
+                .map(|&v| v.into())
+                .collect()
+        })
+        .collect()
+}
+
+/// A decoded image, interleaved into its numpy dtype (built without the
+/// GIL; [`Interleaved::into_numpy`] only hands the buffer over).
+pub struct Interleaved {
+    /// `[H, W]` for one component, else `[H, W, C]`.
+    shape: Vec<usize>,
+    samples: Typed,
+}
+
+enum Typed {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+}
+
+impl Interleaved {
+    /// `uint8`/`uint16` (`int8`/`int16` for signed files) by bit depth.
+    pub fn new(image: &Image) -> Self {
+        let mut shape = vec![image.height, image.width];
+        if image.components() > 1 {
+            shape.push(image.components());
+        }
+        let samples = match (image.signed, image.bit_depth <= 8) {
+            (false, true) => Typed::U8(interleave(image)),
+            (false, false) => Typed::U16(interleave(image)),
+            (true, true) => Typed::I8(interleave(image)),
+            (true, false) => Typed::I16(interleave(image)),
+        };
+        Interleaved { shape, samples }
+    }
+
+    /// The numpy array (no copy).
+    pub fn into_numpy(self, py: Python<'_>) -> Bound<'_, PyAny> {
+        match self.samples {
+            Typed::U8(v) => array(py, &self.shape, v),
+            Typed::U16(v) => array(py, &self.shape, v),
+            Typed::I8(v) => array(py, &self.shape, v),
+            Typed::I16(v) => array(py, &self.shape, v),
+        }
+    }
+}
+
+fn array<'py, T: numpy::Element>(py: Python<'py>, shape: &[usize], v: Vec<T>) -> Bound<'py, PyAny> {
+    // The length is the product of the shape by construction.
+    ArrayD::from_shape_vec(IxDyn(shape), v)
+        .expect("samples match the shape")
+        .into_pyarray(py)
+        .into_any()
+}
+
+/// Interleaves the planes into `T`, saturating: the decoder's samples are
+/// in the file's range, which `T` holds, so nothing is clipped in practice.
+fn interleave<T: TryFrom<i32> + Copy + Default + Bounded>(image: &Image) -> Vec<T> {
+    let n = image.width * image.height;
+    let c = image.components();
+    let mut out = vec![T::default(); n * c];
+    for (k, plane) in image.planes.iter().enumerate() {
+        for (i, &v) in plane.iter().enumerate() {
+            out[i * c + k] = T::try_from(v).unwrap_or(if v < 0 { T::MIN } else { T::MAX });
+        }
+    }
+    out
+}
+
+/// The smallest and largest values of a sample type.
+pub trait Bounded {
+    /// Smallest value.
+    const MIN: Self;
+    /// Largest value.
+    const MAX: Self;
+}
+
+macro_rules! bounded {
+    ($($t:ty),*) => {$(impl Bounded for $t { const MIN: Self = <$t>::MIN; const MAX: Self = <$t>::MAX; })*};
+}
+bounded!(u8, u16, i8, i16);
