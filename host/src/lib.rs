@@ -63,6 +63,7 @@ pub mod output;
 #[cfg(feature = "gpu")]
 pub mod shaders;
 pub mod verify;
+pub mod volume;
 pub mod vle;
 
 pub use backend::{Backend, BackendError, BackendKind};
