@@ -360,7 +360,11 @@ mod tests {
             (patch(344, b"xyz\0"), "magic"),
             (patch(40, &0i16.to_le_bytes()), "dim[0]"),
             (patch(44, &(-3i16).to_le_bytes()), "dim[2]"),
-            (patch(48, &2i16.to_le_bytes()), "dim[4]"),
+            (
+                // A 4-D series of two volumes (dim[0] = 4, dim[4] = 2).
+                patch(40, &[4, 0, 5, 0, 4, 0, 3, 0, 2, 0]),
+                "dim[4]",
+            ),
             (patch(70, &16i16.to_le_bytes()), "data type 16"),
             (patch(72, &8i16.to_le_bytes()), "bitpix"),
             (patch(108, &f32::NAN.to_le_bytes()), "vox_offset"),
