@@ -12,6 +12,8 @@ want_test=0
 
 packages=(glslc spirv-tools libvulkan1 mesa-vulkan-drivers)
 if [[ $want_test == 1 ]]; then
+    # python3-venv: the test volumes' venv (scripts/fetch-test-volumes.sh).
+    python3 -c 'import venv, ensurepip' 2>/dev/null || packages+=(python3-venv)
     packages+=(vulkan-tools vulkan-validationlayers libopenjp2-tools openjph-tools ffmpeg
                qemu-system-arm binutils-arm-none-eabi)
 fi
@@ -42,5 +44,9 @@ if [[ $want_test == 1 ]]; then
     fi
     rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt
     rustup component list --installed | grep -q '^clippy' || rustup component add clippy
+fi
+if [[ $want_test == 1 ]]; then
+    # Real MRI volumes for the volume tests, into the project venv .venv/.
+    "$(dirname "$0")/fetch-test-volumes.sh"
 fi
 echo "setup: ready"

@@ -63,8 +63,8 @@ pub mod output;
 #[cfg(feature = "gpu")]
 pub mod shaders;
 pub mod verify;
-pub mod volume;
 pub mod vle;
+pub mod volume;
 
 pub use backend::{Backend, BackendError, BackendKind};
 pub use codec::{
