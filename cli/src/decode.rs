@@ -52,6 +52,10 @@ pub struct DecodeArgs {
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Volume files: decode slices A to B only (both included, from 0), to
+    /// a .nii, .nii.gz, .tif or .raw output.
+    #[arg(long, value_name = "A..B")]
+    pub slices: Option<String>,
 }
 
 /// Reads the bytes of `path` a decode with `reduce` needs: the main
@@ -101,6 +105,23 @@ fn decode_job(bytes: &[u8], reduce: u8) -> Job {
 
 /// Runs `wavelane decode`.
 pub fn run(args: DecodeArgs) -> CliResult {
+    // A volume file goes to the volume decoder (docs/volumes.md).
+    if let [input] = args.inputs.as_slice() {
+        if crate::volume::is_volume_file(input) {
+            let slices = args.slices.as_deref().map(crate::volume::parse_slices);
+            return crate::volume::decode_file(
+                input,
+                &args.output,
+                slices.transpose()?,
+                args.layers,
+                args.backend,
+                args.json,
+            );
+        }
+    }
+    if args.slices.is_some() {
+        return Err("--slices applies to volume files only".into());
+    }
     let options = DecodeOptions {
         reduce: args.reduce,
         layers: args.layers,

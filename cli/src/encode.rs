@@ -163,6 +163,12 @@ fn complete_wl(out: &Path) -> bool {
 
 /// Runs `wavelane encode`.
 pub fn run(args: EncodeArgs) -> CliResult {
+    // A NIfTI volume goes to the volume encoder (docs/volumes.md).
+    if let [input] = args.inputs.as_slice() {
+        if crate::volume::is_nifti_name(input) {
+            return crate::volume::encode_from_image_args(&args, input);
+        }
+    }
     let options = args.options();
     run_files(
         &args.inputs,

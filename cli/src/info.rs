@@ -20,6 +20,9 @@ pub struct InfoArgs {
 
 /// Runs `wavelane info`.
 pub fn run(args: InfoArgs) -> CliResult {
+    if crate::volume::is_volume_file(&args.input) {
+        return crate::volume::info_file(&args.input, args.json);
+    }
     let bytes = std::fs::read(&args.input)?;
     let c = Container::parse(&bytes, ReadOptions::default())
         .map_err(|e| format!("{}: {e}", args.input.display()))?;

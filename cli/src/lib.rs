@@ -24,6 +24,8 @@ mod plot;
 mod train_lut;
 mod verify;
 mod vle;
+mod volume;
+mod volume_demo;
 
 pub use logger::init_logger;
 
@@ -71,6 +73,8 @@ pub enum Command {
     Vle(vle::VleArgs),
     /// Check .wl and .wlv files (structure, completeness, every CRC) without decoding the image.
     Verify(verify::VerifyArgs),
+    /// Volumes (MRI, CT: .nii, .nii.gz, TIFF stacks, raw) to volume .wl files and back; info.
+    Volume(volume::VolumeArgs),
 }
 
 /// Runs a parsed command line.
@@ -88,5 +92,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Dwt(args) => dwt::run(args),
         Command::Vle(args) => vle::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Volume(args) => volume::run(args),
     }
 }

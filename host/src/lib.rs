@@ -64,6 +64,7 @@ pub mod output;
 pub mod shaders;
 pub mod verify;
 pub mod vle;
+pub mod volume;
 
 pub use backend::{Backend, BackendError, BackendKind};
 pub use codec::{

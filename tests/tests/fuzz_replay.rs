@@ -104,6 +104,8 @@ replay_tests!(
     wl_decode,
     image_pnm,
     gpu_diff,
+    volume_container,
+    nifti_read,
 );
 
 /// Every fuzz target binary calls a body, every body has a binary, and the

@@ -60,7 +60,7 @@ mod early;
 mod plan;
 mod planes;
 mod points;
-mod presets;
+pub(crate) mod presets;
 mod psnr_search;
 mod table_fit;
 pub mod tables;
@@ -69,7 +69,7 @@ mod weights;
 // The pipeline.
 mod decode;
 mod encode;
-mod stages;
+pub(crate) mod stages;
 
 #[cfg(test)]
 mod acyclic;

@@ -27,6 +27,8 @@
 //! | `gpu_diff` | CPU backend vs GPU backend: prefix scan, 2-D 5/3 and fixed-point 9/7 (and GPU inverse), VLE compress/decompress |
 //! | `wl_container` | `.wl` header, index and segment parse of arbitrary bytes; header and index canonical |
 //! | `wl_decode` | `.wl` image decode (whole, reduced, one layer) of arbitrary bytes; samples in range |
+//! | `volume_container` | volume `.wl` parse (header and index canonical) and decode (whole, one slice, one layer) of arbitrary bytes; samples in range, a slice equals the whole decode's |
+//! | `nifti_read` | NIfTI-1 `.nii`/`.nii.gz` read of arbitrary bytes within a voxel budget; write + read unchanged |
 
 pub mod bpc;
 pub mod cavlc;
@@ -37,6 +39,7 @@ pub mod image;
 pub mod input;
 pub mod scan;
 pub mod vle;
+pub mod volume;
 pub mod wl;
 
 pub use input::{Input, SeedWriter};
@@ -140,6 +143,16 @@ pub const TARGETS: &[Target] = &[
         name: "gpu_diff",
         run: gpu_diff::gpu_diff,
         seeds: gpu_diff::seeds,
+    },
+    Target {
+        name: "volume_container",
+        run: volume::volume_container,
+        seeds: volume::seeds_container,
+    },
+    Target {
+        name: "nifti_read",
+        run: volume::nifti_read,
+        seeds: volume::seeds_nifti,
     },
 ];
 

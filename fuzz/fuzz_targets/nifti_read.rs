@@ -1,0 +1,3 @@
+#![no_main]
+// Body and properties: wavelane_tests::fuzz_bodies::volume.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| wavelane_tests::fuzz_bodies::volume::nifti_read(data));

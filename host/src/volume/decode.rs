@@ -1,0 +1,230 @@
+//! The volume decoder: parse and validate the file, select the codeblocks
+//! a slice range needs ([`needed_slices`]), check the CRCs of the segments
+//! it reads, BPC-PaCo decode on the chosen backend, dequantize, inverse
+//! 3-D DWT, level shift back, and cut out the slices asked for.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use wavelane_core::bpc::PassSchedule;
+use wavelane_core::dwt::volume::VolumeLayout;
+use wavelane_core::dwt::{Cdf53, Fixed97, Wavelet};
+
+use super::format::{VolumeContainer, VolumeHeader};
+use super::geometry::needed_slices;
+use super::io::DEFAULT_MAX_VOXELS;
+use super::types::{Volume, VolumeError};
+use crate::backend::Backend;
+use crate::bpc::{cpu, CodeblockBatch, EncodedBatch};
+use crate::codec::colour::shift_out;
+use crate::codec::quant::{dequantize_i32, half_bin, UNIT_STEP};
+
+/// Options of [`decode_volume`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VolumeDecodeOptions {
+    /// Decode slices `a..=b` only (counted from 0), reading only the
+    /// codeblocks they need.
+    pub slices: Option<(usize, usize)>,
+    /// Decode only the first `n` quality layers.
+    pub layers: Option<u8>,
+    /// Memory budget in voxels.
+    pub max_voxels: u64,
+}
+
+impl Default for VolumeDecodeOptions {
+    fn default() -> Self {
+        VolumeDecodeOptions {
+            slices: None,
+            layers: None,
+            max_voxels: DEFAULT_MAX_VOXELS,
+        }
+    }
+}
+
+/// What a decode did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct VolumeDecodeReport {
+    /// The backend.
+    pub backend: String,
+    /// Codeblocks decoded.
+    pub blocks_decoded: usize,
+    /// Codeblocks in the file.
+    pub blocks_total: usize,
+    /// Layers decoded.
+    pub layers: usize,
+    /// Seconds.
+    pub seconds: f64,
+}
+
+/// A decoded volume and its report.
+#[derive(Debug, Clone)]
+pub struct VolumeDecoded {
+    /// The volume (only the slices asked for).
+    pub volume: Volume,
+    /// The report.
+    pub report: VolumeDecodeReport,
+}
+
+/// Decodes a volume file.
+pub fn decode_volume(
+    bytes: &[u8],
+    o: &VolumeDecodeOptions,
+    backend: &Backend,
+) -> Result<VolumeDecoded, VolumeError> {
+    let start = Instant::now();
+    let c = VolumeContainer::parse(bytes, o.max_voxels)?;
+    let h = &c.header;
+    let dims = h.dims_usize();
+    let levels = h.levels_u32();
+    let file_layers = h.layers as usize;
+    let layers = match o.layers {
+        Some(0) => return Err(VolumeError::Options("--layers 0 decodes nothing".into())),
+        Some(n) => (n as usize).min(file_layers),
+        None => file_layers,
+    };
+    let (a, b) = match o.slices {
+        Some((a, b)) if a > b || b >= dims[2] => {
+            return Err(VolumeError::Options(format!(
+                "--slices {a}..{b}: the volume has slices 0..{}",
+                dims[2] - 1
+            )))
+        }
+        Some(r) => r,
+        None => (0, dims[2] - 1),
+    };
+    let needed =
+        needed_slices(dims, levels, a, b).map_err(|e| VolumeError::Options(e.to_string()))?;
+    let chosen: Vec<usize> = (0..c.blocks.len())
+        .filter(|&i| {
+            let blk = &c.blocks[i];
+            matches!(needed[blk.geometry.band as usize], Some((f, e)) if (f..=e).contains(&blk.z))
+        })
+        .collect();
+    for (k, s) in c.segments.iter().enumerate() {
+        if s.layer < layers {
+            c.check_segment(k)?;
+        }
+    }
+    // The chosen blocks' codewords of the kept layers, in a batch over the
+    // whole volume.
+    let offsets = c.block_offsets();
+    let mut encoded = EncodedBatch {
+        tops: Vec::with_capacity(chosen.len()),
+        offsets: vec![0],
+        codewords: Vec::new(),
+    };
+    for &i in &chosen {
+        encoded.tops.push(c.index.tops[i]);
+        for l in 0..layers {
+            let at = offsets[i * file_layers + l];
+            let n = c.index.counts[i * file_layers + l] as usize;
+            let words = c.bytes[at..at + 2 * n]
+                .chunks_exact(2)
+                .map(|p| u16::from_be_bytes([p[0], p[1]]));
+            encoded.codewords.extend(words);
+        }
+        encoded.offsets.push(encoded.codewords.len());
+    }
+    let like = CodeblockBatch {
+        coefficients: vec![0; dims.iter().product()],
+        blocks: chosen
+            .iter()
+            .map(|&i| c.blocks[i].desc(dims[0], dims[1]))
+            .collect(),
+    };
+    let tables = h.tables.probability_tables();
+    let (mut data, summaries) = match backend {
+        Backend::Cpu => cpu::decode(&like, &encoded, tables, None, cpu::CoreForm::Sequential)?,
+        #[cfg(feature = "gpu")]
+        Backend::Gpu(g) => {
+            let (v, d, _) = crate::bpc::gpu::decode(
+                g,
+                &like,
+                &encoded,
+                tables,
+                wavelane_core::bpc::DecodeLimits::ALL,
+            )?;
+            (v, d)
+        }
+    };
+    drop(like);
+    dequantize(&c, &chosen, &encoded, &summaries, &mut data);
+    let layout = VolumeLayout::new(dims[0], dims[1], dims[2]);
+    match h.wavelet {
+        Wavelet::Cdf53 => crate::dwt::inverse_3d::<Cdf53>(backend, &mut data, layout, levels)?,
+        _ => crate::dwt::inverse_3d::<Fixed97>(backend, &mut data, layout, levels)?,
+    }
+    let plane = dims[0] * dims[1];
+    let mut samples = data[a * plane..(b + 1) * plane].to_vec();
+    drop(data);
+    shift_out(
+        &mut samples,
+        h.sample.bits(),
+        h.sample.signed(),
+        h.fraction_bits,
+    );
+    let volume = Volume {
+        width: dims[0],
+        height: dims[1],
+        depth: b - a + 1,
+        sample: h.sample,
+        samples,
+        nifti_header: h.nifti_header.clone(),
+    };
+    let report = VolumeDecodeReport {
+        backend: backend.describe(),
+        blocks_decoded: chosen.len(),
+        blocks_total: c.blocks.len(),
+        layers,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    Ok(VolumeDecoded { volume, report })
+}
+
+/// Whether a block's decode reached bitplane 0 (then its indices are
+/// whole bins and take the half-bin offset; docs/format.md,
+/// "Reconstruction").
+fn reached_plane0(header: &VolumeHeader, top: Option<u8>, passes_completed: usize) -> bool {
+    match top {
+        Some(m) if passes_completed > 0 => {
+            PassSchedule::pass(header.mode(), m, passes_completed - 1).1 == 0
+        }
+        _ => false,
+    }
+}
+
+/// Decoded indices of the `chosen` blocks to coefficients, in place
+/// (nothing to do at unit steps), slice by slice in parallel.
+fn dequantize(
+    c: &VolumeContainer<'_>,
+    chosen: &[usize],
+    encoded: &EncodedBatch,
+    summaries: &[wavelane_core::bpc::Decoded],
+    data: &mut [i32],
+) {
+    let h = &c.header;
+    if h.steps.iter().all(|s| s.q16() == UNIT_STEP) {
+        return;
+    }
+    let [w, hh, d] = h.dims_usize();
+    let mut by_z: Vec<Vec<u32>> = vec![Vec::new(); d];
+    for (k, &i) in chosen.iter().enumerate() {
+        by_z[c.blocks[i].z].push(k as u32);
+    }
+    data.par_chunks_mut(w * hh)
+        .zip(by_z.par_iter())
+        .for_each(|(slice, members)| {
+            for &k in members {
+                let k = k as usize;
+                let b = &c.blocks[chosen[k]].geometry;
+                let q16 = h.steps[b.band as usize].q16();
+                let half = half_bin(q16, 0)
+                    && reached_plane0(h, encoded.tops[k], summaries[k].passes_completed);
+                for y in b.rect.y..b.rect.y + b.rect.height {
+                    for v in &mut slice[y * w + b.rect.x..][..b.rect.width] {
+                        *v = dequantize_i32(*v, 0, q16, half);
+                    }
+                }
+            }
+        });
+}
