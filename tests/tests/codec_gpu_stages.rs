@@ -112,7 +112,10 @@ fn gpu_stages_write_the_cpu_files_and_decode_the_cpu_images() {
                 };
                 let c = codec::decode(&cpu, &d, &Backend::Cpu).unwrap().image;
                 let g = codec::decode(&cpu, &d, &gpu).unwrap().image;
-                assert!(c == g, "decode of {what}, --reduce {reduce} --layers {layers:?}");
+                assert!(
+                    c == g,
+                    "decode of {what}, --reduce {reduce} --layers {layers:?}"
+                );
             }
         }
     });

@@ -79,15 +79,19 @@ fn alloc_planes(gpu: &Arc<Gpu>, len: usize, comps: usize) -> Result<DevicePlanes
 /// Whether the encoder's front end runs on the device for `header`.
 pub(crate) fn encodes(gpu: &Gpu, header: &Header) -> bool {
     let len = header.width as usize * header.height as usize;
-    header.wavelet != Wavelet::Cdf97
-        && fits(gpu, len, header.components as usize, header.bit_depth)
+    header.wavelet != Wavelet::Cdf97 && fits(gpu, len, header.components as usize, header.bit_depth)
 }
 
 /// Whether the decoder's back end runs on the device for `header`, decoded
 /// at `width x height`.
 pub(crate) fn decodes(gpu: &Gpu, header: &Header, width: usize, height: usize) -> bool {
     header.wavelet != Wavelet::Cdf97
-        && fits(gpu, width * height, header.components as usize, header.bit_depth)
+        && fits(
+            gpu,
+            width * height,
+            header.components as usize,
+            header.bit_depth,
+        )
 }
 
 fn groups(items: usize, per_group: usize) -> u32 {
@@ -316,7 +320,7 @@ pub(crate) fn quantize(
     Ok(errors
         .chunks_exact(2)
         .take(blocks.len())
-        .map(|e| (e[1] as u64) << 32 | e[0] as u64)
+        .map(|e| ((e[1] as u64) << 32) | e[0] as u64)
         .collect())
 }
 
@@ -340,7 +344,7 @@ pub(crate) fn dequantize(
     let (words, starts) = by_component(planes, blocks, |i, b| {
         let r = &rules[i];
         let skip = r.q16 == UNIT_STEP && r.shift == 0;
-        let flags = r.shift as u32 | (r.half as u32) << 8 | (skip as u32) << 9;
+        let flags = r.shift as u32 | ((r.half as u32) << 8) | ((skip as u32) << 9);
         block_words(b, width, r.q16, flags, i as u32)
     });
     per_block(planes, &shaders::DEQUANTIZE, &words, &starts, None)
@@ -362,21 +366,25 @@ pub(crate) fn colour_inverse(
         Some(s) => (&shaders::COLOUR_INVERSE_GAIN, s.to_bits()),
         None => (&shaders::COLOUR_INVERSE, 0),
     };
-    let d = bind_planes(gpu, Dispatch::new(shader, [groups(words, 256), 1, 1]), &planes.planes())?
-        .buffer(&dst)
-        .push(&[
-            len as u32,
-            comps as u32,
-            colour_code(header.colour),
-            bytes as u32,
-            header.bit_depth as u32,
-            header.signed as u32,
-            header.fraction_bits as u32,
-            words as u32,
-            planes.gain.is_some() as u32,
-            scale as u32,
-            (scale >> 32) as u32,
-        ]);
+    let d = bind_planes(
+        gpu,
+        Dispatch::new(shader, [groups(words, 256), 1, 1]),
+        &planes.planes(),
+    )?
+    .buffer(&dst)
+    .push(&[
+        len as u32,
+        comps as u32,
+        colour_code(header.colour),
+        bytes as u32,
+        header.bit_depth as u32,
+        header.signed as u32,
+        header.fraction_bits as u32,
+        words as u32,
+        planes.gain.is_some() as u32,
+        scale as u32,
+        (scale >> 32) as u32,
+    ]);
     gpu.run(&[d])?;
     let packed = gpu.download(&dst)?;
     let packed: &[u8] = bytemuck::cast_slice(&packed);

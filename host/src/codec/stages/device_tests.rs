@@ -79,24 +79,55 @@ fn gpu_front_end_stages_equal_the_host_stages() {
         let Plan { header, .. } = plan(&img, &opts).unwrap();
         let what = format!("case {case}: {w}x{h}x{comps} {bits}-bit {opts:?}");
         assert!(encodes(&gpu, &header), "{what}: not on the device");
-        let cpu_samples = host(colour_stage::forward(&Backend::Cpu, Cow::Borrowed(&img), &header).unwrap());
+        let cpu_samples =
+            host(colour_stage::forward(&Backend::Cpu, Cow::Borrowed(&img), &header).unwrap());
         let samples = colour_stage::forward(&on_gpu, Cow::Borrowed(&img), &header).unwrap();
         let samples = device(samples);
-        assert_eq!(download(&samples).unwrap(), cpu_samples.data, "{what}: colour");
+        assert_eq!(
+            download(&samples).unwrap(),
+            cpu_samples.data,
+            "{what}: colour"
+        );
 
         let levels = header.levels as u32;
         let cpu_coeffs = host(
-            dwt_stage::forward(Resident::Host(cpu_samples), header.wavelet, w, h, levels, &Backend::Cpu)
-                .unwrap(),
+            dwt_stage::forward(
+                Resident::Host(cpu_samples),
+                header.wavelet,
+                w,
+                h,
+                levels,
+                &Backend::Cpu,
+            )
+            .unwrap(),
         );
-        let coeffs = dwt_stage::forward(Resident::Device(samples), header.wavelet, w, h, levels, &on_gpu).unwrap();
+        let coeffs = dwt_stage::forward(
+            Resident::Device(samples),
+            header.wavelet,
+            w,
+            h,
+            levels,
+            &on_gpu,
+        )
+        .unwrap();
         let Coefficients::Int(cpu_int) = &cpu_coeffs else {
             panic!("integer wavelet")
         };
-        assert_eq!(download(&device(coeffs.clone())).unwrap(), cpu_int.data, "{what}: DWT");
+        assert_eq!(
+            download(&device(coeffs.clone())).unwrap(),
+            cpu_int.data,
+            "{what}: DWT"
+        );
 
         let blocks = codeblocks(w, h, comps, levels, header.codeblock_height as usize);
-        let cpu_q = quant_stage::quantize(&Backend::Cpu, &header, Resident::Host(cpu_coeffs), &blocks, false).unwrap();
+        let cpu_q = quant_stage::quantize(
+            &Backend::Cpu,
+            &header,
+            Resident::Host(cpu_coeffs),
+            &blocks,
+            false,
+        )
+        .unwrap();
         let q = quant_stage::quantize(&on_gpu, &header, coeffs, &blocks, true).unwrap();
         let Some(Coefficients::Int(kept)) = &q.coefficients else {
             panic!("{what}: coefficients not kept")
@@ -105,7 +136,12 @@ fn gpu_front_end_stages_equal_the_host_stages() {
         let indices = download(&device(q.indices)).unwrap();
         assert_eq!(indices, host(cpu_q.indices), "{what}: indices");
         let tolerance = 1e-9 * cpu_q.noise.abs().max(1e-300);
-        assert!((q.noise - cpu_q.noise).abs() <= tolerance, "{what}: noise {} vs {}", q.noise, cpu_q.noise);
+        assert!(
+            (q.noise - cpu_q.noise).abs() <= tolerance,
+            "{what}: noise {} vs {}",
+            q.noise,
+            cpu_q.noise
+        );
     }
 }
 
@@ -127,7 +163,16 @@ fn gpu_quantize_matches_the_host_arithmetic_at_the_extremes() {
             };
         }
     }
-    let extremes = [i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX, 1 << 28, -(1 << 28)];
+    let extremes = [
+        i32::MIN,
+        i32::MIN + 1,
+        -1,
+        0,
+        1,
+        i32::MAX,
+        1 << 28,
+        -(1 << 28),
+    ];
     let data: Vec<i32> = (0..w * h * comps)
         .map(|i| match i % 3 {
             0 => extremes[rng.random_range(0..extremes.len())],
@@ -136,7 +181,13 @@ fn gpu_quantize_matches_the_host_arithmetic_at_the_extremes() {
         })
         .collect();
     let planes = upload(&gpu, &data, w * h, comps).unwrap();
-    let blocks = codeblocks(w, h, comps, header.levels as u32, header.codeblock_height as usize);
+    let blocks = codeblocks(
+        w,
+        h,
+        comps,
+        header.levels as u32,
+        header.codeblock_height as usize,
+    );
     let errors = quantize(&planes, &header, &blocks).unwrap();
     let got = download(&planes).unwrap();
     for (i, b) in blocks.iter().enumerate() {
@@ -146,13 +197,21 @@ fn gpu_quantize_matches_the_host_arithmetic_at_the_extremes() {
             for x in b.rect.x..b.rect.x + b.rect.width {
                 let at = b.component as usize * w * h + y * w + x;
                 let c = data[at];
-                let q = if q16 == quant::UNIT_STEP { c } else { quant::quantize_i32(c, q16) };
+                let q = if q16 == quant::UNIT_STEP {
+                    c
+                } else {
+                    quant::quantize_i32(c, q16)
+                };
                 assert_eq!(got[at], q, "index of {c} at step {q16}");
                 let r = quant::dequantize_i32(q, 0, q16, quant::half_bin(q16, 0));
                 err += ((c as i64 - r as i64).unsigned_abs() as u128).pow(2);
             }
         }
-        assert_eq!(errors[i], err.min(u64::MAX as u128) as u64, "block {i} error");
+        assert_eq!(
+            errors[i],
+            err.min(u64::MAX as u128) as u64,
+            "block {i} error"
+        );
     }
 }
 
@@ -195,7 +254,11 @@ fn gpu_dequantize_matches_the_host_arithmetic_at_the_extremes() {
                 } else {
                     quant::dequantize_i32(data[at], r.shift, r.q16, r.half)
                 };
-                assert_eq!(got[at], want, "{} shift {} q16 {} half {}", data[at], r.shift, r.q16, r.half);
+                assert_eq!(
+                    got[at], want,
+                    "{} shift {} q16 {} half {}",
+                    data[at], r.shift, r.q16, r.half
+                );
             }
         }
     }
@@ -215,7 +278,11 @@ fn gpu_colour_inverse_equals_the_host_stage() {
     for case in 0..18 {
         let mut hd = header.clone();
         hd.components = [1, 3, 4][case % 3];
-        hd.colour = [ColourTransform::None, ColourTransform::Rct, ColourTransform::Ict][case / 3 % 3];
+        hd.colour = [
+            ColourTransform::None,
+            ColourTransform::Rct,
+            ColourTransform::Ict,
+        ][case / 3 % 3];
         hd.bit_depth = [1, 7, 8, 9, 12, 16][case % 6];
         hd.signed = case % 4 == 3;
         hd.fraction_bits = [0, 4, 2][case % 3];
@@ -233,13 +300,26 @@ fn gpu_colour_inverse_equals_the_host_stage() {
         let gain = (case % 2 == 1).then(|| rng.random_range(0.01..1.0f64));
         let mut planes: Vec<Vec<i32>> = data.chunks_exact(len).map(|p| p.to_vec()).collect();
         if let Some(scale) = gain {
-            planes.iter_mut().flatten().for_each(|v| *v = (*v as f64 * scale).round() as i32);
+            planes
+                .iter_mut()
+                .flatten()
+                .for_each(|v| *v = (*v as f64 * scale).round() as i32);
         }
         let want = colour_stage::inverse(Resident::Host(planes), &hd).unwrap();
         let mut dev = upload(&gpu, &data, len, comps).unwrap();
-        assert!(has_float64(&gpu), "lavapipe has f64: the gain shader must be tested");
+        assert!(
+            has_float64(&gpu),
+            "lavapipe has f64: the gain shader must be tested"
+        );
         dev.gain = gain;
         let got = colour_stage::inverse(Resident::Device(dev), &hd).unwrap();
-        assert!(got == want, "case {case}: {:?} {}-bit signed={} fraction {} gain {gain:?}", hd.colour, hd.bit_depth, hd.signed, hd.fraction_bits);
+        assert!(
+            got == want,
+            "case {case}: {:?} {}-bit signed={} fraction {} gain {gain:?}",
+            hd.colour,
+            hd.bit_depth,
+            hd.signed,
+            hd.fraction_bits
+        );
     }
 }

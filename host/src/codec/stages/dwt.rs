@@ -137,8 +137,8 @@ pub(crate) fn inverse_reduced(
     reduce: u8,
 ) -> Result<Resident<Vec<Vec<i32>>>, CodecError> {
     let levels = header.levels as u32 - reduce as u32;
-    let gain = (header.wavelet == Wavelet::Fixed97 && reduce > 0)
-        .then(|| K.powi(-2 * reduce as i32));
+    let gain =
+        (header.wavelet == Wavelet::Fixed97 && reduce > 0).then(|| K.powi(-2 * reduce as i32));
     let mut planes = match coefficients {
         Resident::Host(c) => inverse(c, width, height, levels, header.wavelet, backend)?,
         #[cfg(feature = "gpu")]

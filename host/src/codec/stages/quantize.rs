@@ -10,8 +10,8 @@ use wavelane_core::dwt::Wavelet;
 
 use crate::backend::Backend;
 use crate::codec::codeblocks::BlockGeometry;
-use crate::codec::header::Header;
 use crate::codec::error::CodecError;
+use crate::codec::header::Header;
 use crate::codec::planes::{Coefficients, Planes, Resident};
 use crate::codec::quant::{self, UNIT_STEP};
 use crate::codec::weights::block_weight;
@@ -122,7 +122,9 @@ pub(crate) fn dequantize(
             device::dequantize(&planes, blocks.blocks, &rules, w).map_err(device::gpu_err)?;
             Ok(Resident::Device(planes))
         }
-        _ => Ok(Resident::Host(host_dequantize(header, blocks, indices, w, h))),
+        _ => Ok(Resident::Host(host_dequantize(
+            header, blocks, indices, w, h,
+        ))),
     }
 }
 
