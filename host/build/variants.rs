@@ -54,6 +54,7 @@ const RECORDS: &[&str] = &[
     "GL_EXT_shader_explicit_arithmetic_types_int64",
     "GL_KHR_shader_subgroup_arithmetic",
 ];
+const CODEC_COLOUR_INVERSE: &str = "codec/colour_inverse.glsl";
 /// 64-bit buffer atomics for the VLE inter-block scan.
 const INT64: &[&str] = &[
     "GL_EXT_shader_explicit_arithmetic_types_int64",
@@ -185,5 +186,21 @@ pub const VARIANTS: &[Variant] = &[
         doc: "GVLE encoder with the inter-block scan on 64-bit atomics, packing two codewords per \
               accumulator step; the host uses it when no codeword is longer than 16 bits (a pair \
               then fits the 32 bits one step shifts in).",
+    },
+    Variant {
+        name: "colour_inverse",
+        body: CODEC_COLOUR_INVERSE,
+        extensions: &[],
+        defines: &[("GAIN", "0")],
+        doc: "The decoder's inverse colour transform, level shift, clamp and packing to 8/16-bit \
+              samples on the device.",
+    },
+    Variant {
+        name: "colour_inverse_gain",
+        body: CODEC_COLOUR_INVERSE,
+        extensions: &[],
+        defines: &[("GAIN", "1")],
+        doc: "`colour_inverse` with the reduced fixed-point 9/7's f64 LL gain step first (devices \
+              with shaderFloat64).",
     },
 ];

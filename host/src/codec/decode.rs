@@ -67,9 +67,9 @@ fn decode_inner(
         tops: &encoded.tops,
         summaries: &summaries,
     };
-    let coefficients = stages::quantize::dequantize(backend, hd, &decodable, indices, w, h);
-    let mut planes = stages::dwt::inverse_reduced(backend, coefficients, w, h, hd, options.reduce)?;
-    stages::colour::inverse(backend, &mut planes, hd);
+    let coefficients = stages::quantize::dequantize(backend, hd, &decodable, indices, w, h)?;
+    let planes = stages::dwt::inverse_reduced(backend, coefficients, w, h, hd, options.reduce)?;
+    let planes = stages::colour::inverse(planes, hd)?;
     let image = Image {
         width: w,
         height: h,

@@ -183,7 +183,7 @@ fn front(
     let (w, h, comps) = (image.width, image.height, image.components());
     let levels = header.levels as u32;
     let t = Instant::now();
-    let samples = stages::colour::forward(backend, image, &header);
+    let samples = stages::colour::forward(backend, image, &header)?;
     let coefficients = stages::dwt::forward(samples, header.wavelet, w, h, levels, backend)?;
     seconds.transform = t.elapsed().as_secs_f64();
     let t = Instant::now();
@@ -194,8 +194,8 @@ fn front(
         indices,
         noise,
         coefficients,
-    } = stages::quantize::quantize(backend, &header, coefficients, &blocks, keep);
-    let batch = stages::codeblocks::form(backend, &header, &blocks, indices);
+    } = stages::quantize::quantize(backend, &header, coefficients, &blocks, keep)?;
+    let batch = stages::codeblocks::form(backend, &header, &blocks, indices)?;
     let sample = match options.tables {
         TableChoice::Trained => Some(1),
         TableChoice::Default if lossless => Some(table_fit::lossless_fit_sample(w * h * comps)),

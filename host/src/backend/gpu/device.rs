@@ -205,6 +205,8 @@ fn wanted_features(pd: &PhysicalDevice) -> DeviceFeatures {
     let s = pd.supported_features();
     DeviceFeatures {
         shader_int64: s.shader_int64,
+        // The decoder's reduced fixed-point 9/7 gain step (codec stages).
+        shader_float64: s.shader_float64,
         shader_int16: s.shader_int16,
         shader_int8: s.shader_int8,
         storage_buffer8_bit_access: s.storage_buffer8_bit_access,

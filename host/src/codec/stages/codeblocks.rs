@@ -2,26 +2,36 @@
 //! into the codeblocks of [`crate::codec::codeblocks`] as one
 //! [`CodeblockBatch`]: component planes back to back, each codeblock a
 //! strided view of its plane, which is the layout both BPC-PaCo drivers
-//! code without a copy.
+//! code without a copy. The entropy stage takes the batch on the host for
+//! now: index planes on the device come down here, in one download per
+//! component (the one plane-sized transfer of a GPU encode that keeps no
+//! coefficients; docs/codec.md "Backends").
 
 use crate::backend::Backend;
 use crate::bpc::{BlockDesc, CodeblockBatch};
 use crate::codec::codeblocks::BlockGeometry;
+use crate::codec::error::CodecError;
 use crate::codec::header::Header;
+use crate::codec::planes::Resident;
 
-/// The batch of `blocks` over the full-size index planes `indices`.
+/// The batch of `blocks` over the full-size index planes `indices`. The
+/// batch is a view of the index array (descriptors only), so forming it
+/// moves no coefficient; where the planes are on the device it is where
+/// they come to the host.
 pub(crate) fn form(
     backend: &Backend,
     header: &Header,
     blocks: &[BlockGeometry],
-    indices: Vec<i32>,
-) -> CodeblockBatch {
-    match backend {
-        Backend::Cpu => batch(header, blocks, indices),
-        // The batch is a view of the index array: on the GPU backend it
-        // stays where the quantization stage left it, on the host.
+    indices: Resident<Vec<i32>>,
+) -> Result<CodeblockBatch, CodecError> {
+    let _ = backend; // the planes' residence decides
+    match indices {
+        Resident::Host(indices) => Ok(batch(header, blocks, indices)),
         #[cfg(feature = "gpu")]
-        Backend::Gpu(_) => batch(header, blocks, indices),
+        Resident::Device(planes) => {
+            let data = super::device::download(&planes).map_err(super::device::gpu_err)?;
+            Ok(batch(header, blocks, data))
+        }
     }
 }
 

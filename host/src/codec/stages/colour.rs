@@ -1,33 +1,52 @@
 //! Stage: level shift and colour transform ([`crate::codec::colour`]).
 //! The encoder's first stage turns the image into one array of shifted,
-//! colour-transformed planes; the decoder's last undoes both.
+//! colour-transformed planes; the decoder's last undoes both. On the GPU
+//! backend both run on the device where [`super::device`] can (the
+//! samples go up at their own width, the image comes down at it).
 
 use std::borrow::Cow;
 
 use crate::backend::Backend;
 use crate::codec::colour;
+use crate::codec::error::CodecError;
 use crate::codec::header::Header;
 use crate::codec::image::Image;
-use crate::codec::planes::Planes;
+use crate::codec::planes::{Planes, Resident};
 
 /// The samples of `image` level-shifted, with the header's fractional
-/// bits, and colour-transformed: the DWT's input.
-pub(crate) fn forward(backend: &Backend, image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
+/// bits, and colour-transformed: the DWT's input, in device buffers on
+/// the GPU backend where the front end runs there.
+pub(crate) fn forward(
+    backend: &Backend,
+    image: Cow<'_, Image>,
+    header: &Header,
+) -> Result<Resident<Planes<i32>>, CodecError> {
     match backend {
-        Backend::Cpu => host_forward(image, header),
-        // No shader for this stage: the GPU backend runs it on the host
-        // (docs/codec.md, "Backends").
         #[cfg(feature = "gpu")]
-        Backend::Gpu(_) => host_forward(image, header),
+        Backend::Gpu(gpu) if super::device::encodes(gpu, header) => {
+            super::device::colour_forward(gpu, &image, header)
+                .map(Resident::Device)
+                .map_err(super::device::gpu_err)
+        }
+        _ => Ok(Resident::Host(host_forward(image, header))),
     }
 }
 
-/// The decoder's inverse colour transform and level shift, in place.
-pub(crate) fn inverse(backend: &Backend, planes: &mut [Vec<i32>], header: &Header) {
-    match backend {
-        Backend::Cpu => host_inverse(planes, header),
+/// The decoder's inverse colour transform, level shift and clamp: the
+/// decoded image's planes.
+pub(crate) fn inverse(
+    planes: Resident<Vec<Vec<i32>>>,
+    header: &Header,
+) -> Result<Vec<Vec<i32>>, CodecError> {
+    match planes {
+        Resident::Host(mut planes) => {
+            host_inverse(&mut planes, header);
+            Ok(planes)
+        }
         #[cfg(feature = "gpu")]
-        Backend::Gpu(_) => host_inverse(planes, header),
+        Resident::Device(planes) => {
+            super::device::colour_inverse(&planes, header).map_err(super::device::gpu_err)
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Stage: the 2-D DWT of every component plane on the chosen backend,
 //! integer wavelets in place on `i32`, the f32 9/7 on a converted copy
-//! (docs/dwt.md).
+//! (docs/dwt.md). Planes in device buffers stay there
+//! ([`super::device::dwt`]).
 
 use rayon::prelude::*;
 use wavelane_core::dwt::lift97::K;
@@ -9,11 +10,31 @@ use wavelane_core::dwt::{Cdf53, Cdf97, Fixed97, ImageLayout, Wavelet};
 use crate::backend::Backend;
 use crate::codec::error::CodecError;
 use crate::codec::header::Header;
-use crate::codec::planes::{Coefficients, Planes};
+use crate::codec::planes::{Coefficients, Planes, Resident};
 use crate::dwt::{self, DwtHostError};
 
-/// Forward transform of every plane (`width x height`, `levels` levels).
+/// Forward transform of every plane (`width x height`, `levels` levels),
+/// where the planes are.
 pub(crate) fn forward(
+    planes: Resident<Planes<i32>>,
+    wavelet: Wavelet,
+    width: usize,
+    height: usize,
+    levels: u32,
+    backend: &Backend,
+) -> Result<Resident<Coefficients>, CodecError> {
+    match planes {
+        Resident::Host(p) => {
+            host_forward(p, wavelet, width, height, levels, backend).map(Resident::Host)
+        }
+        #[cfg(feature = "gpu")]
+        Resident::Device(p) => Ok(Resident::Device(super::device::dwt(
+            p, wavelet, width, height, levels, false,
+        )?)),
+    }
+}
+
+fn host_forward(
     mut planes: Planes<i32>,
     wavelet: Wavelet,
     width: usize,
@@ -103,23 +124,39 @@ fn each_plane<T: Send>(
 /// The inverse transform of a decode that drops `reduce` resolutions: the
 /// file's levels less `reduce`, and the gain of the reduced fixed-point
 /// 9/7 undone (it leaves out the K scaling, so its LL after k levels
-/// carries a gain of K^(2k)).
+/// carries a gain of K^(2k)). Device planes stay on the device, the gain
+/// left for the colour stage's shader to apply as it reads them (on a
+/// device without f64 arithmetic, the planes come down and the host
+/// applies it).
 pub(crate) fn inverse_reduced(
     backend: &Backend,
-    coefficients: Coefficients,
+    coefficients: Resident<Coefficients>,
     width: usize,
     height: usize,
     header: &Header,
     reduce: u8,
-) -> Result<Vec<Vec<i32>>, CodecError> {
+) -> Result<Resident<Vec<Vec<i32>>>, CodecError> {
     let levels = header.levels as u32 - reduce as u32;
-    let mut planes = inverse(coefficients, width, height, levels, header.wavelet, backend)?;
-    if header.wavelet == Wavelet::Fixed97 && reduce > 0 {
-        let scale = K.powi(-2 * reduce as i32);
+    let gain =
+        (header.wavelet == Wavelet::Fixed97 && reduce > 0).then(|| K.powi(-2 * reduce as i32));
+    let mut planes = match coefficients {
+        Resident::Host(c) => inverse(c, width, height, levels, header.wavelet, backend)?,
+        #[cfg(feature = "gpu")]
+        Resident::Device(c) => {
+            let mut p = super::device::dwt(c, header.wavelet, width, height, levels, true)?;
+            if gain.is_none() || super::device::has_float64(&p.gpu) {
+                p.gain = gain;
+                return Ok(Resident::Device(p));
+            }
+            let data = super::device::download(&p).map_err(super::device::gpu_err)?;
+            data.chunks_exact(p.len).map(|c| c.to_vec()).collect()
+        }
+    };
+    if let Some(scale) = gain {
         for p in planes.iter_mut() {
             p.par_iter_mut()
                 .for_each(|v| *v = (*v as f64 * scale).round() as i32);
         }
     }
-    Ok(planes)
+    Ok(Resident::Host(planes))
 }

@@ -1,7 +1,8 @@
 //! Stage: dead-zone quantization of the transform coefficients into the
 //! codeblocks' index array, and the decoder's dequantization back
 //! ([`crate::codec::quant`] has the arithmetic, docs/codec.md
-//! "Encoder").
+//! "Encoder"). Planes in device buffers are quantized and dequantized
+//! there ([`super::device`]).
 
 use rayon::prelude::*;
 use wavelane_core::bpc::{Decoded as BlockDecoded, PassSchedule};
@@ -9,43 +10,71 @@ use wavelane_core::dwt::Wavelet;
 
 use crate::backend::Backend;
 use crate::codec::codeblocks::BlockGeometry;
+use crate::codec::error::CodecError;
 use crate::codec::header::Header;
-use crate::codec::planes::{Coefficients, Planes};
+use crate::codec::planes::{Coefficients, Planes, Resident};
 use crate::codec::quant::{self, UNIT_STEP};
 use crate::codec::weights::block_weight;
 
 /// The quantization stage's result.
 pub(crate) struct Quantized {
     /// Every coefficient's index, `components x width x height` (component
-    /// planes back to back, Mallat layout).
-    pub indices: Vec<i32>,
+    /// planes back to back, Mallat layout), where the coefficients were.
+    pub indices: Resident<Vec<i32>>,
     /// The squared error of a full-rate reconstruction, weighted like rate
     /// control's distortion.
     pub noise: f64,
-    /// The coefficients, where they were asked to be kept.
+    /// The coefficients on the host, where they were asked to be kept.
     pub coefficients: Option<Coefficients>,
 }
 
-/// Quantizes `coefficients` with the header's steps; keeps the
-/// coefficients if `keep` (rate decisions on real values need them).
+/// Quantizes `coefficients` with the header's steps, where they are;
+/// keeps the coefficients on the host if `keep` (rate decisions on real
+/// values need them: on the GPU backend that is a download of every plane,
+/// docs/codec.md "Backends").
 pub(crate) fn quantize(
     backend: &Backend,
     header: &Header,
-    coefficients: Coefficients,
+    coefficients: Resident<Coefficients>,
     blocks: &[BlockGeometry],
     keep: bool,
-) -> Quantized {
-    let (indices, noise, coefficients) = match backend {
-        Backend::Cpu => host_quantize(header, coefficients, blocks, keep),
-        // No shader for this stage: the GPU backend runs it on the host
-        // (docs/codec.md, "Backends").
+) -> Result<Quantized, CodecError> {
+    let _ = backend; // the planes' residence decides
+    match coefficients {
+        Resident::Host(c) => {
+            let (indices, noise, coefficients) = host_quantize(header, c, blocks, keep);
+            Ok(Quantized {
+                indices: Resident::Host(indices),
+                noise,
+                coefficients,
+            })
+        }
         #[cfg(feature = "gpu")]
-        Backend::Gpu(_) => host_quantize(header, coefficients, blocks, keep),
-    };
-    Quantized {
-        indices,
-        noise,
-        coefficients,
+        Resident::Device(planes) => {
+            use super::device;
+            let coefficients = if keep {
+                let data = device::download(&planes).map_err(device::gpu_err)?;
+                Some(Coefficients::Int(Planes::new(data, planes.len)))
+            } else {
+                None
+            };
+            let errors = device::quantize(&planes, header, blocks).map_err(device::gpu_err)?;
+            // The host's noise (`host_quantize`) from each block's exact
+            // squared error: the same sum, added in another order.
+            let noise = blocks
+                .iter()
+                .zip(errors)
+                .map(|(b, e)| {
+                    let step = header.step(b.component as usize, b.band as usize).value();
+                    e as f64 * block_weight(header, b) / (step * step)
+                })
+                .sum();
+            Ok(Quantized {
+                indices: Resident::Device(planes),
+                noise,
+                coefficients,
+            })
+        }
     }
 }
 
@@ -64,7 +93,9 @@ pub(crate) struct Decodable<'a> {
     pub summaries: &'a [BlockDecoded],
 }
 
-/// Turns decoded indices (component planes of `w x h`) into coefficients.
+/// Turns decoded indices (component planes of `w x h`) into coefficients:
+/// on the GPU backend in device buffers, where [`super::device::decodes`]
+/// allows, for the rest of the decoder to run there.
 pub(crate) fn dequantize(
     backend: &Backend,
     header: &Header,
@@ -72,11 +103,28 @@ pub(crate) fn dequantize(
     indices: Vec<i32>,
     w: usize,
     h: usize,
-) -> Coefficients {
+) -> Result<Resident<Coefficients>, CodecError> {
     match backend {
-        Backend::Cpu => host_dequantize(header, blocks, indices, w, h),
         #[cfg(feature = "gpu")]
-        Backend::Gpu(_) => host_dequantize(header, blocks, indices, w, h),
+        Backend::Gpu(gpu) if super::device::decodes(gpu, header, w, h) => {
+            use super::device;
+            let comps = header.components as usize;
+            let planes = device::upload(gpu, &indices, w * h, comps).map_err(device::gpu_err)?;
+            drop(indices);
+            let rules: Vec<device::Rule> = rules(header, blocks)
+                .into_iter()
+                .map(|r| device::Rule {
+                    shift: r.shift,
+                    q16: r.q16,
+                    half: r.half,
+                })
+                .collect();
+            device::dequantize(&planes, blocks.blocks, &rules, w).map_err(device::gpu_err)?;
+            Ok(Resident::Device(planes))
+        }
+        _ => Ok(Resident::Host(host_dequantize(
+            header, blocks, indices, w, h,
+        ))),
     }
 }
 
@@ -115,16 +163,22 @@ fn host_quantize(
             by_row[b.component as usize * h + y].push(i as u32);
         }
     }
+    // Each block's weight once, not once per row it covers: the weight
+    // reads the memoized subband energy through a global mutex, and an 8K
+    // RGB image has 1.5 million (row, block) pairs, which on 16 threads
+    // serialized on that lock (docs/perf/codec.md, "The quantize stage").
+    let weights: Vec<f64> = blocks.iter().map(|b| block_weight(header, b)).collect();
     let noise: f64 = out
         .par_chunks_mut(w)
         .enumerate()
         .map(|(row, dst)| {
             let (c, y) = (row / h, row % h);
             let mut noise = 0.0;
-            for b in by_row[row].iter().map(|&i| &blocks[i as usize]) {
+            for &i in &by_row[row] {
+                let b = &blocks[i as usize];
                 let q16 = header.step(c, b.band as usize).q16();
                 let half = quant::half_bin(q16, 0);
-                let weight = block_weight(header, b);
+                let weight = weights[i as usize];
                 let span = b.rect.x..b.rect.x + b.rect.width;
                 let mut err = 0.0;
                 match &coefficients {
@@ -178,26 +232,25 @@ fn reached_plane0(header: &Header, top: Option<u8>, d: &BlockDecoded) -> bool {
     }
 }
 
-/// Turns decoded indices (component planes of `w x h`) into coefficients.
-fn host_dequantize(
-    header: &Header,
-    blocks: &Decodable<'_>,
-    mut indices: Vec<i32>,
-    w: usize,
-    h: usize,
-) -> Coefficients {
+/// How a decoded block's indices are reconstructed.
+struct Rule {
+    /// Bitplanes dropped by early termination.
+    shift: u8,
+    /// The step in Q16.
+    q16: u64,
+    /// Mid-bin reconstruction (the decode reached bitplane 0).
+    half: bool,
+}
+
+/// Every decoded block's [`Rule`].
+fn rules(header: &Header, blocks: &Decodable<'_>) -> Vec<Rule> {
     let Decodable {
         blocks,
         shifts,
         tops,
         summaries,
     } = *blocks;
-    struct Rule {
-        shift: u8,
-        q16: u64,
-        half: bool,
-    }
-    let rules: Vec<Rule> = blocks
+    blocks
         .iter()
         .enumerate()
         .map(|(i, b)| {
@@ -207,7 +260,19 @@ fn host_dequantize(
                 quant::half_bin(q16, shift) && reached_plane0(header, tops[i], &summaries[i]);
             Rule { shift, q16, half }
         })
-        .collect();
+        .collect()
+}
+
+/// Turns decoded indices (component planes of `w x h`) into coefficients.
+fn host_dequantize(
+    header: &Header,
+    blocks: &Decodable<'_>,
+    mut indices: Vec<i32>,
+    w: usize,
+    h: usize,
+) -> Coefficients {
+    let rules = rules(header, blocks);
+    let blocks = blocks.blocks;
     let mut by_row: Vec<Vec<u32>> = vec![Vec::new(); h * header.components as usize];
     for (i, b) in blocks.iter().enumerate() {
         for y in b.rect.y..b.rect.y + b.rect.height {

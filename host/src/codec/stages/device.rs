@@ -1,0 +1,421 @@
+//! The GPU arms of the image stages, on planes that stay in device buffers
+//! ([`DevicePlanes`]) from the upload of the samples to the index array
+//! the entropy stage takes, and from the decoded indices to the packed
+//! image: level shift and colour transform (`shaders/codec/colour_forward.comp`,
+//! `colour_inverse.glsl`), the DWT (`shaders/dwt/`, through [`GpuDwt`]),
+//! quantization and dequantization (`shaders/codec/quantize.comp`,
+//! `dequantize.comp`). Each shader mirrors the host function its stage
+//! runs on the CPU backend, so the files and images are the same
+//! (tests/tests/codec_gpu_stages.rs).
+//!
+//! [`encodes`] and [`decodes`] say whether a header's planes can take this
+//! route; where not (the float 9/7, a device without 64-bit integers,
+//! planes beyond one storage binding) the stages run their host
+//! implementation on the GPU backend, as they did before.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use vulkano::buffer::Subbuffer;
+use wavelane_core::dwt::volume::VolumeLayout;
+use wavelane_core::dwt::{Cdf53, Fixed97, Wavelet};
+
+use crate::backend::gpu::Dispatch;
+use crate::backend::{Gpu, GpuError};
+use crate::codec::codeblocks::BlockGeometry;
+use crate::codec::error::CodecError;
+use crate::codec::format::ColourTransform;
+use crate::codec::header::Header;
+use crate::codec::planes::DevicePlanes;
+use crate::codec::quant::UNIT_STEP;
+use crate::dwt::gpu::GpuDwt;
+use crate::dwt::DwtHostError;
+use crate::shaders;
+
+/// Workgroups per dispatch at most; the shaders loop over the rest.
+const MAX_GROUPS: u64 = 65_535;
+
+/// A GPU failure as the codec reports it.
+pub(crate) fn gpu_err(e: GpuError) -> CodecError {
+    CodecError::Dwt(DwtHostError::Gpu(e))
+}
+
+/// Bytes per packed sample of a bit depth: the width the samples are
+/// uploaded and the image downloaded at.
+fn sample_bytes(bit_depth: u8) -> usize {
+    if bit_depth <= 8 {
+        1
+    } else {
+        2
+    }
+}
+
+/// Whether `comps` planes of `len` samples fit the shaders: one plane in
+/// one storage binding, the packed image in another, every index in u32.
+fn fits(gpu: &Gpu, len: usize, comps: usize, bit_depth: u8) -> bool {
+    let range = gpu.info().max_storage_buffer_range as u64;
+    let plane = len as u64 * 4;
+    let packed = (len * comps * sample_bytes(bit_depth)) as u64;
+    let all = (DevicePlanes::stride_of(len) * comps) as u64;
+    gpu.device().enabled_features().shader_int64
+        && len > 0
+        && plane <= range
+        && packed <= range
+        && packed < u32::MAX as u64
+        && all < u32::MAX as u64
+}
+
+/// `comps` planes of `len` samples in one new buffer, contents undefined.
+fn alloc_planes(gpu: &Arc<Gpu>, len: usize, comps: usize) -> Result<DevicePlanes, GpuError> {
+    Ok(DevicePlanes {
+        gpu: gpu.clone(),
+        buffer: gpu.uninit::<i32>((DevicePlanes::stride_of(len) * comps) as u64)?,
+        len,
+        comps,
+        gain: None,
+    })
+}
+
+/// Whether the encoder's front end runs on the device for `header`.
+pub(crate) fn encodes(gpu: &Gpu, header: &Header) -> bool {
+    let len = header.width as usize * header.height as usize;
+    header.wavelet != Wavelet::Cdf97 && fits(gpu, len, header.components as usize, header.bit_depth)
+}
+
+/// Whether the decoder's back end runs on the device for `header`, decoded
+/// at `width x height`.
+pub(crate) fn decodes(gpu: &Gpu, header: &Header, width: usize, height: usize) -> bool {
+    header.wavelet != Wavelet::Cdf97
+        && fits(
+            gpu,
+            width * height,
+            header.components as usize,
+            header.bit_depth,
+        )
+}
+
+fn groups(items: usize, per_group: usize) -> u32 {
+    (items.div_ceil(per_group) as u64).clamp(1, MAX_GROUPS) as u32
+}
+
+fn colour_code(c: ColourTransform) -> u32 {
+    match c {
+        ColourTransform::None => 0,
+        ColourTransform::Rct => 1,
+        ColourTransform::Ict => 2,
+    }
+}
+
+/// Binds the planes of a colour dispatch: four bindings, a one-element
+/// buffer where an image has fewer components (never read or written: the
+/// shaders bound every access by the component count).
+fn bind_planes(
+    gpu: &Gpu,
+    mut d: Dispatch,
+    planes: &[Subbuffer<[i32]>],
+) -> Result<Dispatch, GpuError> {
+    let unused = gpu.uninit::<i32>(1)?;
+    for c in 0..4 {
+        d = d.buffer(planes.get(c).unwrap_or(&unused));
+    }
+    Ok(d)
+}
+
+/// The encoder's first stage: the image's samples packed at their own
+/// width, uploaded, level-shifted and colour-transformed on the device.
+pub(crate) fn colour_forward(
+    gpu: &Arc<Gpu>,
+    image: &crate::codec::image::Image,
+    header: &Header,
+) -> Result<DevicePlanes, GpuError> {
+    let len = image.width * image.height;
+    let bytes = sample_bytes(header.bit_depth);
+    let mut packed = vec![0u8; len * image.components() * bytes];
+    // Samples were checked against the bit depth (`Image::validate`), so
+    // keeping the low bytes loses nothing (signed ones as two's complement).
+    for (dst, src) in packed.chunks_exact_mut(len * bytes).zip(&image.planes) {
+        dst.par_chunks_mut(bytes << 14)
+            .zip(src.par_chunks(1 << 14))
+            .for_each(|(d, s)| {
+                for (d, &v) in d.chunks_exact_mut(bytes).zip(s) {
+                    d.copy_from_slice(&v.to_le_bytes()[..bytes]);
+                }
+            });
+    }
+    let words = packed.len().div_ceil(4) as u64;
+    let src = gpu.upload_bytes(&packed, words)?;
+    drop(packed);
+    let out = alloc_planes(gpu, len, image.components())?;
+    let d = Dispatch::new(&shaders::COLOUR_FORWARD, [groups(len, 256), 1, 1]).buffer(&src);
+    let d = bind_planes(gpu, d, &out.planes())?.push(&[
+        len as u32,
+        out.comps as u32,
+        colour_code(header.colour),
+        bytes as u32,
+        header.bit_depth as u32,
+        header.signed as u32,
+        header.fraction_bits as u32,
+        words as u32,
+    ]);
+    gpu.run(&[d])?;
+    Ok(out)
+}
+
+/// The 2-D DWT of every plane, `levels` levels, forward or inverse, into
+/// new buffers (the shaders read one buffer and write another); all planes'
+/// levels in one submission, sharing one scratch.
+pub(crate) fn dwt(
+    planes: DevicePlanes,
+    wavelet: Wavelet,
+    width: usize,
+    height: usize,
+    levels: u32,
+    inverse: bool,
+) -> Result<DevicePlanes, DwtHostError> {
+    if levels == 0 {
+        return Ok(planes);
+    }
+    let gpu = planes.gpu.clone();
+    let layout = VolumeLayout {
+        width,
+        height,
+        depth: 1,
+        row_stride: width,
+        slice_stride: width * height,
+    };
+    let plan = GpuDwt::new(gpu.clone(), layout, [levels, levels, 0])?;
+    let scratch = plan.scratch::<i32>()?;
+    let out = DevicePlanes {
+        gain: planes.gain,
+        ..alloc_planes(&gpu, planes.len, planes.comps)?
+    };
+    let mut dispatches = Vec::new();
+    for (src, dst) in planes.planes().iter().zip(&out.planes()) {
+        dispatches.extend(match (wavelet, inverse) {
+            (Wavelet::Cdf53, false) => plan.forward_dispatches::<Cdf53>(src, dst, &scratch)?,
+            (Wavelet::Cdf53, true) => plan.inverse_dispatches::<Cdf53>(src, dst, &scratch)?,
+            (_, false) => plan.forward_dispatches::<Fixed97>(src, dst, &scratch)?,
+            (_, true) => plan.inverse_dispatches::<Fixed97>(src, dst, &scratch)?,
+        });
+    }
+    gpu.run(&dispatches)?;
+    Ok(out)
+}
+
+/// Every plane, back to back in one host array (the index array's layout).
+pub(crate) fn download(planes: &DevicePlanes) -> Result<Vec<i32>, GpuError> {
+    let mut out = vec![0i32; planes.len * planes.comps];
+    for (dst, src) in out.chunks_exact_mut(planes.len).zip(planes.planes()) {
+        planes.gpu.download_into(&src, dst)?;
+    }
+    Ok(out)
+}
+
+/// Component planes of `len` samples from one host array, back to back
+/// (each plane written straight into its place, padding left undefined).
+pub(crate) fn upload(
+    gpu: &Arc<Gpu>,
+    data: &[i32],
+    len: usize,
+    comps: usize,
+) -> Result<DevicePlanes, GpuError> {
+    let planes = alloc_planes(gpu, len, comps)?;
+    for (c, src) in data.chunks_exact(len).take(comps).enumerate() {
+        let bytes: &[u8] = bytemuck::cast_slice(src);
+        gpu.write_bytes(&planes.plane(c).into_bytes(), |offset, chunk| {
+            let at = offset as usize;
+            chunk.copy_from_slice(&bytes[at..at + chunk.len()]);
+        })?;
+    }
+    Ok(planes)
+}
+
+/// One codeblock as the quantization shaders read it
+/// (`shaders/codec/quant.glsl`, `struct Block`).
+fn block_words(b: &BlockGeometry, stride: usize, q16: u64, shift: u32, slot: u32) -> [u32; 8] {
+    [
+        (b.rect.y * stride + b.rect.x) as u32,
+        b.rect.width as u32,
+        b.rect.height as u32,
+        stride as u32,
+        q16 as u32,
+        (q16 >> 32) as u32,
+        shift,
+        slot,
+    ]
+}
+
+/// Runs `shader` on every plane over its blocks: `words` holds the blocks
+/// of plane 0, then plane 1, ... (`starts[c]..starts[c + 1]`); `extra`
+/// buffers follow the blocks' binding.
+fn per_block(
+    planes: &DevicePlanes,
+    shader: &'static crate::shaders::Shader,
+    words: &[u32],
+    starts: &[usize],
+    errors: Option<&Subbuffer<[u32]>>,
+) -> Result<(), GpuError> {
+    if words.is_empty() {
+        return Ok(());
+    }
+    let gpu = &planes.gpu;
+    // Eight words a block: the shaders' `Block` (std430, 32 bytes).
+    let blocks = gpu.upload(words)?;
+    let mut dispatches = Vec::new();
+    for (c, plane) in planes.planes().iter().enumerate() {
+        let (first, count) = (starts[c], starts[c + 1] - starts[c]);
+        if count == 0 {
+            continue;
+        }
+        let mut d = Dispatch::new(shader, [groups(count, 1), 1, 1])
+            .buffer(plane)
+            .buffer(&blocks);
+        let mut push = vec![first as u32, count as u32, planes.len as u32];
+        if let Some(e) = errors {
+            d = d.buffer(e);
+            push.push((e.len() / 2) as u32);
+        }
+        dispatches.push(d.push(&push));
+    }
+    gpu.run(&dispatches).map(|_| ())
+}
+
+/// Block words sorted by component and each component's first block.
+fn by_component(
+    planes: &DevicePlanes,
+    blocks: &[BlockGeometry],
+    words_of: impl Fn(usize, &BlockGeometry) -> [u32; 8],
+) -> (Vec<u32>, Vec<usize>) {
+    let comps = planes.comps;
+    let mut words = Vec::with_capacity(blocks.len() * 8);
+    let mut starts = vec![0];
+    for c in 0..comps {
+        for (i, b) in blocks.iter().enumerate() {
+            if b.component as usize == c {
+                words.extend(words_of(i, b));
+            }
+        }
+        starts.push(words.len() / 8);
+    }
+    (words, starts)
+}
+
+/// Quantizes the coefficient planes in place into the index array
+/// (`stages::quantize` on the host); returns each block's squared error at
+/// full rate, in coefficient units (saturating at `u64::MAX`).
+pub(crate) fn quantize(
+    planes: &DevicePlanes,
+    header: &Header,
+    blocks: &[BlockGeometry],
+) -> Result<Vec<u64>, GpuError> {
+    let stride = header.width as usize;
+    let (words, starts) = by_component(planes, blocks, |i, b| {
+        let q16 = header.step(b.component as usize, b.band as usize).q16();
+        block_words(b, stride, q16, 0, i as u32)
+    });
+    // Two words (lo, hi) a block: the shader's `uvec2`.
+    let errors = planes.gpu.uninit::<u32>(2 * blocks.len() as u64)?;
+    per_block(planes, &shaders::QUANTIZE, &words, &starts, Some(&errors))?;
+    let errors = planes.gpu.download(&errors)?;
+    Ok(errors
+        .chunks_exact(2)
+        .take(blocks.len())
+        .map(|e| ((e[1] as u64) << 32) | e[0] as u64)
+        .collect())
+}
+
+/// One decoded block's reconstruction rule (`stages::quantize`'s `Rule`).
+pub(crate) struct Rule {
+    /// Bitplanes dropped by early termination.
+    pub shift: u8,
+    /// The step in Q16.
+    pub q16: u64,
+    /// Mid-bin reconstruction.
+    pub half: bool,
+}
+
+/// Dequantizes decoded index planes of stride `width` in place.
+pub(crate) fn dequantize(
+    planes: &DevicePlanes,
+    blocks: &[BlockGeometry],
+    rules: &[Rule],
+    width: usize,
+) -> Result<(), GpuError> {
+    let (words, starts) = by_component(planes, blocks, |i, b| {
+        let r = &rules[i];
+        let skip = r.q16 == UNIT_STEP && r.shift == 0;
+        let flags = r.shift as u32 | ((r.half as u32) << 8) | ((skip as u32) << 9);
+        block_words(b, width, r.q16, flags, i as u32)
+    });
+    per_block(planes, &shaders::DEQUANTIZE, &words, &starts, None)
+}
+
+/// The decoder's last stage: gain, inverse colour transform, shift out,
+/// clamp and packing on the device; downloads the packed image and returns
+/// its planes.
+pub(crate) fn colour_inverse(
+    planes: &DevicePlanes,
+    header: &Header,
+) -> Result<Vec<Vec<i32>>, GpuError> {
+    let gpu = &planes.gpu;
+    let (len, comps) = (planes.len, planes.comps);
+    let bytes = sample_bytes(header.bit_depth);
+    let words = (len * comps * bytes).div_ceil(4);
+    let dst = gpu.uninit::<u32>(words as u64)?;
+    let (shader, scale) = match planes.gain {
+        Some(s) => (&shaders::COLOUR_INVERSE_GAIN, s.to_bits()),
+        None => (&shaders::COLOUR_INVERSE, 0),
+    };
+    let d = bind_planes(
+        gpu,
+        Dispatch::new(shader, [groups(words, 256), 1, 1]),
+        &planes.planes(),
+    )?
+    .buffer(&dst)
+    .push(&[
+        len as u32,
+        comps as u32,
+        colour_code(header.colour),
+        bytes as u32,
+        header.bit_depth as u32,
+        header.signed as u32,
+        header.fraction_bits as u32,
+        words as u32,
+        planes.gain.is_some() as u32,
+        scale as u32,
+        (scale >> 32) as u32,
+    ]);
+    gpu.run(&[d])?;
+    let packed = gpu.download(&dst)?;
+    let packed: &[u8] = bytemuck::cast_slice(&packed);
+    let bits = 8 * bytes as u32;
+    Ok(packed[..len * comps * bytes]
+        .chunks_exact(len * bytes)
+        .map(|plane| {
+            plane
+                .par_chunks_exact(bytes)
+                .map(|s| {
+                    let v = if bytes == 1 {
+                        s[0] as u32
+                    } else {
+                        u16::from_le_bytes([s[0], s[1]]) as u32
+                    };
+                    if header.signed {
+                        ((v << (32 - bits)) as i32) >> (32 - bits)
+                    } else {
+                        v as i32
+                    }
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// Whether the device can run the f64 gain step of `colour_inverse_gain`.
+pub(crate) fn has_float64(gpu: &Gpu) -> bool {
+    gpu.device().enabled_features().shader_float64
+}
+
+#[cfg(test)]
+#[path = "device_tests.rs"]
+mod tests;
