@@ -179,7 +179,10 @@ pub(crate) struct EarlyOpen {
 /// Runs `read`, opening the shared GPU on another thread meanwhile when
 /// `open` (the device's start-up then overlaps the read; a later
 /// [`select_backend`] finds it open, or the error that opening it gave).
-pub(crate) fn read_while_opening<T>(open: bool, read: impl FnOnce() -> T) -> (T, Option<EarlyOpen>) {
+pub(crate) fn read_while_opening<T>(
+    open: bool,
+    read: impl FnOnce() -> T,
+) -> (T, Option<EarlyOpen>) {
     if !open {
         return (read(), None);
     }

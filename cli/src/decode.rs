@@ -165,9 +165,8 @@ fn decode_one(
 ) -> CliResult {
     let kind = args.backend.into();
     let peeked = peek_job(input, args.reduce);
-    let (read, early) = read_while_opening(open_early(kind, peeked), || {
-        read_needed(input, args.reduce)
-    });
+    let (read, early) =
+        read_while_opening(open_early(kind, peeked), || read_needed(input, args.reduce));
     let (bytes, file_size) = read?;
     // A file shorter than its own header and index promise is an error
     // unless --partial asks for the progressive prefix.

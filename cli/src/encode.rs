@@ -206,8 +206,7 @@ fn encode_one(
     let lossless = options.target == RateTarget::Lossless && options.layers == 1;
     let kind = args.backend.into();
     let peeked = peek_samples(input).map(|samples| Job::Encode { samples, lossless });
-    let (image, early) =
-        read_while_opening(open_early(kind, peeked), || image_io::load(input));
+    let (image, early) = read_while_opening(open_early(kind, peeked), || image_io::load(input));
     let mut image = image?;
     if let Some(b) = args.bit_depth {
         image.bit_depth = b;

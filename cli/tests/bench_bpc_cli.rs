@@ -45,10 +45,16 @@ fn bench(args: &[&str]) -> Vec<(String, String)> {
                 r["job_gb_per_s"].as_f64().unwrap(),
                 r["copy_gb_per_s"].as_f64().unwrap(),
             );
-            assert!((gbs - job as f64 / r["ns"].as_f64().unwrap()).abs() < 1e-9 * gbs, "{r}");
+            assert!(
+                (gbs - job as f64 / r["ns"].as_f64().unwrap()).abs() < 1e-9 * gbs,
+                "{r}"
+            );
             let fraction = r["job_fraction_of_copy"].as_f64().unwrap();
             assert!(copy > 0.0 && (fraction - gbs / copy).abs() < 1e-9, "{r}");
-            assert!(r["median_ns"].as_f64().unwrap() >= r["ns"].as_f64().unwrap(), "{r}");
+            assert!(
+                r["median_ns"].as_f64().unwrap() >= r["ns"].as_f64().unwrap(),
+                "{r}"
+            );
             (
                 r["backend"].as_str().unwrap().to_owned(),
                 r["op"].as_str().unwrap().to_owned(),

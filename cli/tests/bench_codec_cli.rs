@@ -104,7 +104,15 @@ fn round_trip(backend: &str) -> (Value, Value) {
         backend,
         "--json",
     ]);
-    let dec = ok(&["decode", s(&wl), "-o", s(&png), "--backend", backend, "--json"]);
+    let dec = ok(&[
+        "decode",
+        s(&wl),
+        "-o",
+        s(&png),
+        "--backend",
+        backend,
+        "--json",
+    ]);
     let (enc, dec): (Value, Value) = (
         serde_json::from_str(&enc).unwrap(),
         serde_json::from_str(&dec).unwrap(),
@@ -143,8 +151,14 @@ fn encode_and_decode_on_the_gpu_count_the_bytes_they_move() {
     // Whatever stays on the device, the samples (at least a byte each)
     // go up for an encode and the image comes back from a decode.
     let samples = 61 * 37 * 3;
-    assert!(enc["transfers"]["upload_bytes"].as_u64().unwrap() >= samples, "{enc}");
-    assert!(dec["transfers"]["download_bytes"].as_u64().unwrap() >= samples, "{dec}");
+    assert!(
+        enc["transfers"]["upload_bytes"].as_u64().unwrap() >= samples,
+        "{enc}"
+    );
+    assert!(
+        dec["transfers"]["download_bytes"].as_u64().unwrap() >= samples,
+        "{dec}"
+    );
     for r in [&enc, &dec] {
         let stages = r["stages"].as_array().unwrap();
         let dwt = stages.iter().find(|st| st["name"] == "dwt").expect("dwt");
@@ -154,6 +168,9 @@ fn encode_and_decode_on_the_gpu_count_the_bytes_they_move() {
     // A stage that dispatched nothing and moved nothing is a CPU stage on
     // the GPU backend too: the container is parsed on the host.
     let stages = dec["stages"].as_array().unwrap();
-    let parse = stages.iter().find(|st| st["name"] == "parse").expect("parse");
+    let parse = stages
+        .iter()
+        .find(|st| st["name"] == "parse")
+        .expect("parse");
     assert_eq!(parse["device"], "cpu", "{dec}");
 }

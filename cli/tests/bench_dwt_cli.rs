@@ -51,7 +51,10 @@ fn bench(backend: &str, strip_rows: Option<&str>) -> Vec<(String, String)> {
             assert!(r["achieved_gb_per_s"].as_f64().unwrap() > 0.0, "{r}");
             let job = r["job_gb_per_s"].as_f64().unwrap();
             let best_ns = r["best_ms"].as_f64().unwrap() * 1e6;
-            assert!((job - 5.0 * 77.0 * 77.0 / best_ns).abs() < 1e-6 * job, "{r}");
+            assert!(
+                (job - 5.0 * 77.0 * 77.0 / best_ns).abs() < 1e-6 * job,
+                "{r}"
+            );
             let fraction = r["job_fraction_of_copy"].as_f64().unwrap();
             assert!((fraction - job / copy).abs() < 1e-9, "{r}");
             let rows: Vec<u64> = r["strip_rows"]

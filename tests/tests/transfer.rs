@@ -84,8 +84,8 @@ fn gpu_counts_are_exact_for_a_dwt_round_trip() {
     let (w, h, levels) = (45usize, 31usize, 3u32);
     let image: Vec<i32> = (0..w * h).map(|i| (i * 37 % 255) as i32 - 128).collect();
     let bytes = (4 * w * h) as u64;
-    let plan = GpuDwt::new(own.clone(), VolumeLayout::new(w, h, 1), [levels, levels, 0])
-        .expect("plan");
+    let plan =
+        GpuDwt::new(own.clone(), VolumeLayout::new(w, h, 1), [levels, levels, 0]).expect("plan");
     let mut kernel_ns = 0.0;
     let mut dispatches = 0;
     let mut data = image.clone();

@@ -209,7 +209,8 @@ mod tests {
         assert_eq!(c.reason, "--backend cpu");
         let c = Choice::explain(Auto, Cpu, small, 2, false);
         assert!(
-            c.reason.contains("below the crossover of 12000000 samples for 2"),
+            c.reason
+                .contains("below the crossover of 12000000 samples for 2"),
             "{}",
             c.reason
         );

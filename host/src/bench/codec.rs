@@ -33,9 +33,7 @@ use serde::Serialize;
 
 use super::{repeat, stats, wall, BenchError, Clock, Measurement, Stats};
 use crate::backend::Backend;
-use crate::codec::{
-    self, DecodeOptions, EncodeOptions, Image, RateTarget, StageDevice, Transfers,
-};
+use crate::codec::{self, DecodeOptions, EncodeOptions, Image, RateTarget, StageDevice, Transfers};
 
 /// What to measure.
 #[derive(Debug, Clone)]

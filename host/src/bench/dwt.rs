@@ -350,7 +350,10 @@ fn time_gpu<W: HostWavelet<HostSample: Checked>>(
         Ok((ns, ()))
     })?;
     // Each timed run's total with its dispatches (the first was the warm-up).
-    let runs = times.into_iter().zip(per_dispatch.into_iter().skip(1)).collect();
+    let runs = times
+        .into_iter()
+        .zip(per_dispatch.into_iter().skip(1))
+        .collect();
     // The result of the last run against the CPU backend's, outside the timing.
     let got = gpu.download(&b)?;
     let mut expected = image.to_vec();

@@ -194,7 +194,15 @@ pub fn run(
         if config.fallback_scan {
             v = v.with_scan(crate::vle::ScanKind::Atomic32)?;
         }
-        let copy = gpu_runs(&v, &data, config, &encoded, &file, &mut progress, &mut report)?;
+        let copy = gpu_runs(
+            &v,
+            &data,
+            config,
+            &encoded,
+            &file,
+            &mut progress,
+            &mut report,
+        )?;
         report.gpu = Some(Backend::Gpu(g.clone()).describe());
         report.gpu_copy_gb_per_s = Some(copy);
         report.gpu_scan = Some(v.scan());

@@ -61,7 +61,13 @@ fn encode_image(
     // outlives the front end; other targets let it have the image.
     let (front, image) = match options.target {
         RateTarget::Psnr(_) => (
-            front(Cow::Borrowed(&*image), options, backend, &mut seconds, &mut clock)?,
+            front(
+                Cow::Borrowed(&*image),
+                options,
+                backend,
+                &mut seconds,
+                &mut clock,
+            )?,
             Some(image),
         ),
         _ => (

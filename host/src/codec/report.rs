@@ -143,7 +143,11 @@ impl<'a> StageClock<'a> {
         let ran = done.upload + done.download + done.dispatches > 0;
         self.stages.push(Stage {
             name,
-            device: if ran { StageDevice::Gpu } else { StageDevice::Cpu },
+            device: if ran {
+                StageDevice::Gpu
+            } else {
+                StageDevice::Cpu
+            },
             seconds,
             kernel_seconds: done.kernel_ns as f64 * 1e-9,
         });

@@ -116,8 +116,7 @@ impl Gpu {
     /// Counts `dispatches` submitted together and their kernel time.
     pub(super) fn count_dispatches(&self, dispatches: usize, kernel_ns: f64) {
         let c = &self.counters;
-        c.dispatches
-            .fetch_add(dispatches as u64, Ordering::Relaxed);
+        c.dispatches.fetch_add(dispatches as u64, Ordering::Relaxed);
         c.kernel_ns
             .fetch_add(kernel_ns.max(0.0).round() as u64, Ordering::Relaxed);
     }
