@@ -154,7 +154,8 @@ pub fn synthetic_image(width: usize, height: usize, components: usize, bit_depth
         };
         let noise = (hash(x as usize, y as usize, c as usize) >> 60) as i64 - 8;
         let v8 = (gradient + band + noise).clamp(0, 255);
-        (v8 * max / 255) as i32
+        // Rounded, so that even a 1-bit image has both values.
+        ((v8 * max + 127) / 255) as i32
     })
 }
 
