@@ -34,6 +34,8 @@ enum BenchArea {
     Cavlc(super::bench_cavlc::CavlcBenchArgs),
     /// Huffman (VLE) encode/decode GB/s on CPU and GPU against the GPU copy bandwidth.
     Vle(super::bench_vle::VleBenchArgs),
+    /// Whole encodes and decodes of one image: wall and kernel time, frames/s, stages, transfers.
+    Codec(super::bench_codec::CodecBenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -89,6 +91,7 @@ pub fn run(args: BenchArgs) -> CliResult {
         BenchArea::Bpc(a) => bpc(a),
         BenchArea::Cavlc(a) => super::bench_cavlc::run(a),
         BenchArea::Vle(a) => super::bench_vle::run(a),
+        BenchArea::Codec(a) => super::bench_codec::run(a),
     }
 }
 
@@ -132,19 +135,29 @@ fn bpc(a: BpcBenchArgs) -> CliResult {
     }
     println!("bpc on {}", backend.describe());
     println!(
-        "{:>6} {:>6} {:>12} {:>7} {:>14} {:>14} {:>10}",
-        "size", "passes", "backend", "op", "ns/coeff", "codeblocks/s", "bits/coef"
+        "{:>6} {:>6} {:>12} {:>7} {:>14} {:>14} {:>10} {:>9} {:>6}",
+        "size",
+        "passes",
+        "backend",
+        "op",
+        "ns/coeff",
+        "codeblocks/s",
+        "bits/coef",
+        "job GB/s",
+        "copy%"
     );
     for r in results {
         println!(
-            "{:>6} {:>6} {:>12} {:>7} {:>14.4} {:>14.0} {:>10.4}",
+            "{:>6} {:>6} {:>12} {:>7} {:>14.4} {:>14.0} {:>10.4} {:>9.1} {:>5.1}%",
             r.size,
             r.passes,
             r.backend,
             r.op,
             r.ns_per_coefficient,
             r.codeblocks_per_s,
-            r.bits_per_coefficient
+            r.bits_per_coefficient,
+            r.job_gb_per_s,
+            100.0 * r.job_fraction_of_copy
         );
     }
     Ok(())

@@ -8,12 +8,12 @@ use clap::Args;
 
 use indicatif::ProgressBar;
 
-use super::batch::run_files;
+use super::batch::{open_early, read_while_opening, run_files, select_backend};
 use super::{CliError, CliResult};
 use wavelane_core::dwt::{level_size, Wavelet};
 
 use crate::args::BackendArg;
-use wavelane::backend::{Backend, Job};
+use wavelane::backend::Job;
 use wavelane::codec::file::{Container, ReadOptions};
 use wavelane::codec::header::Header;
 use wavelane::codec::progressive::{header_len_from_prefix, prefix_len};
@@ -103,6 +103,20 @@ fn decode_job(bytes: &[u8], reduce: u8) -> Job {
     }
 }
 
+/// The job of decoding `path` from the first bytes of its header, so that
+/// the device can open while the rest is read; `None` where they do not
+/// parse (the whole read then decides).
+fn peek_job(path: &Path, reduce: u8) -> Option<Job> {
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut head)
+        .ok()?;
+    Header::parse(&head).ok()?;
+    Some(decode_job(&head, reduce))
+}
+
 /// Runs `wavelane decode`.
 pub fn run(args: DecodeArgs) -> CliResult {
     // A volume file goes to the volume decoder (docs/volumes.md).
@@ -170,7 +184,11 @@ fn decode_one(
     bar: &ProgressBar,
     reports: &mut Vec<serde_json::Value>,
 ) -> CliResult {
-    let (bytes, file_size) = read_needed(input, args.reduce)?;
+    let kind = args.backend.into();
+    let peeked = peek_job(input, args.reduce);
+    let (read, early) =
+        read_while_opening(open_early(kind, peeked), || read_needed(input, args.reduce));
+    let (bytes, file_size) = read?;
     // A file shorter than its own header and index promise is an error
     // unless --partial asks for the progressive prefix.
     let expected = verify::wl_expected_len(&bytes).ok();
@@ -182,7 +200,8 @@ fn decode_one(
         )
         .into());
     }
-    let backend = Backend::select_for(args.backend.into(), decode_job(&bytes, args.reduce))?;
+    let (backend, device_start, choice) =
+        select_backend(kind, decode_job(&bytes, args.reduce), early)?;
     let (decoded, damaged) = if args.partial {
         codec::decode_skipping_damaged(&bytes, options, &backend)?
     } else {
@@ -217,6 +236,8 @@ fn decode_one(
             "input": input, "output": out, "file_bytes": file_size, "bytes_read": bytes.len(),
             "damaged_segments": damaged,
             "report": r, "megasamples_per_second": samples / r.seconds / 1e6,
+            "transfers": r.transfers, "stages": r.stages,
+            "device_start": device_start, "backend_choice": choice,
         }));
     } else {
         bar.suspend(|| {

@@ -8,10 +8,10 @@ use wavelane_core::dwt::Wavelet;
 
 use std::io::Write;
 
-use super::batch::run_files;
+use super::batch::{open_early, read_while_opening, run_files, select_backend};
 use super::CliResult;
 use crate::args::BackendArg;
-use wavelane::backend::{Backend, Job};
+use wavelane::backend::Job;
 use wavelane::codec::{self, EncodeOptions, RateTarget, TableChoice};
 use wavelane::image_io;
 use wavelane::output::AtomicFile;
@@ -31,7 +31,7 @@ pub enum WaveletArg {
 }
 
 impl WaveletArg {
-    fn wavelet(self) -> Wavelet {
+    pub(crate) fn wavelet(self) -> Wavelet {
         match self {
             WaveletArg::W53 => Wavelet::Cdf53,
             WaveletArg::W97Fixed => Wavelet::Fixed97,
@@ -155,6 +155,21 @@ impl EncodeArgs {
     }
 }
 
+/// The samples of the image at `path` from its header alone (PNG, TIFF,
+/// PNM), so that the device can open while the rest is read; `None` where
+/// the header does not say.
+fn peek_samples(path: &Path) -> Option<u64> {
+    use image::ImageDecoder;
+    let decoder = image::ImageReader::open(path)
+        .ok()?
+        .with_guessed_format()
+        .ok()?
+        .into_decoder()
+        .ok()?;
+    let (w, h) = decoder.dimensions();
+    Some(w as u64 * h as u64 * decoder.color_type().channel_count() as u64)
+}
+
 /// Whether `--skip-existing` may skip `out`: it exists and verifies
 /// cleanly (complete, every CRC right).
 fn complete_wl(out: &Path) -> bool {
@@ -193,16 +208,20 @@ fn encode_one(
     // encode is spent, and a killed run leaves only a temporary file
     // (wavelane::output).
     let mut file = AtomicFile::create(out)?;
-    let mut image = image_io::load(input)?;
+    // Only single-layer lossless files are coded on the device.
+    let lossless = options.target == RateTarget::Lossless && options.layers == 1;
+    let kind = args.backend.into();
+    let peeked = peek_samples(input).map(|samples| Job::Encode { samples, lossless });
+    let (image, early) = read_while_opening(open_early(kind, peeked), || image_io::load(input));
+    let mut image = image?;
     if let Some(b) = args.bit_depth {
         image.bit_depth = b;
     }
     let job = Job::Encode {
         samples: image.samples() as u64,
-        // Only single-layer lossless files are coded on the device.
-        lossless: options.target == RateTarget::Lossless && options.layers == 1,
+        lossless,
     };
-    let backend = Backend::select_for(args.backend.into(), job)?;
+    let (backend, device_start, choice) = select_backend(kind, job, early)?;
     // Encoding runs some forty parallel regions (stages, DWT levels);
     // started from a pool thread, each is a push onto its queue, where
     // from this thread each would be a hand-over to the pool and a
@@ -226,6 +245,8 @@ fn encode_one(
             "components": components, "bit_depth": bit_depth,
             "target": options.target, "report": r,
             "megasamples_per_second": samples / r.seconds.total / 1e6,
+            "transfers": r.transfers, "stages": r.stages,
+            "device_start": device_start, "backend_choice": choice,
         }));
     } else {
         bar.suspend(|| {

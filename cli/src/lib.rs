@@ -9,6 +9,7 @@ mod args;
 mod batch;
 mod bench;
 mod bench_cavlc;
+mod bench_codec;
 mod bench_dwt;
 mod bench_vle;
 mod bpc;
@@ -65,7 +66,7 @@ pub enum Command {
     Bpc(bpc::BpcArgs),
     /// Train BPC-PaCo probability tables from images.
     TrainLut(train_lut::TrainLutArgs),
-    /// Measure throughput against the device copy bandwidth: `wavelane bench dwt|bpc|vle|cavlc`.
+    /// Measure throughput against the device copy bandwidth: `wavelane bench dwt|bpc|vle|cavlc|codec`.
     Bench(bench::BenchArgs),
     /// Wavelet-transform an image (or invert raw coefficients): raw Mallat-layout output.
     Dwt(dwt::DwtArgs),

@@ -36,6 +36,25 @@ fn bench(args: &[&str]) -> Vec<(String, String)> {
             assert_eq!(r["codeblocks"], 4, "{r}");
             assert!(r["ns"].as_f64().unwrap() > 0.0, "{r}");
             assert!(r["bits_per_coefficient"].as_f64().unwrap() > 0.0, "{r}");
+            // The job's bytes: 4 per coefficient in, 2 per codeword out
+            // (the codewords are 16 bits of the coded bits per coefficient).
+            let codewords = r["bits_per_coefficient"].as_f64().unwrap() * 128.0 * 128.0 / 16.0;
+            let job = 4 * 128 * 128 + 2 * codewords.round() as u64;
+            assert_eq!(r["job_bytes"].as_u64().unwrap(), job, "{r}");
+            let (gbs, copy) = (
+                r["job_gb_per_s"].as_f64().unwrap(),
+                r["copy_gb_per_s"].as_f64().unwrap(),
+            );
+            assert!(
+                (gbs - job as f64 / r["ns"].as_f64().unwrap()).abs() < 1e-9 * gbs,
+                "{r}"
+            );
+            let fraction = r["job_fraction_of_copy"].as_f64().unwrap();
+            assert!(copy > 0.0 && (fraction - gbs / copy).abs() < 1e-9, "{r}");
+            assert!(
+                r["median_ns"].as_f64().unwrap() >= r["ns"].as_f64().unwrap(),
+                "{r}"
+            );
             (
                 r["backend"].as_str().unwrap().to_owned(),
                 r["op"].as_str().unwrap().to_owned(),

@@ -39,6 +39,9 @@ fn bench(backend: &str, strip_rows: Option<&str>) -> Vec<(String, String)> {
     assert_eq!(report["area"], "dwt");
     assert_eq!(report["size"], 77);
     assert!(report["copy_gb_per_s"].as_f64().unwrap() > 0.0, "{report}");
+    // 8-bit samples in, 32-bit coefficients out.
+    assert_eq!(report["job_bytes"], 5 * 77 * 77, "{report}");
+    let copy = report["copy_gb_per_s"].as_f64().unwrap();
     report["results"]
         .as_array()
         .expect("results")
@@ -46,6 +49,14 @@ fn bench(backend: &str, strip_rows: Option<&str>) -> Vec<(String, String)> {
         .map(|r| {
             assert!(r["best_ms"].as_f64().unwrap() > 0.0, "{r}");
             assert!(r["achieved_gb_per_s"].as_f64().unwrap() > 0.0, "{r}");
+            let job = r["job_gb_per_s"].as_f64().unwrap();
+            let best_ns = r["best_ms"].as_f64().unwrap() * 1e6;
+            assert!(
+                (job - 5.0 * 77.0 * 77.0 / best_ns).abs() < 1e-6 * job,
+                "{r}"
+            );
+            let fraction = r["job_fraction_of_copy"].as_f64().unwrap();
+            assert!((fraction - job / copy).abs() < 1e-9, "{r}");
             let rows: Vec<u64> = r["strip_rows"]
                 .as_array()
                 .expect("strip_rows")

@@ -2,11 +2,16 @@
 //! 64x64, 4 Mi coefficients): the core forms on one thread, and the rayon
 //! backend on all cores. GPU timings come from `wavelane bench bpc`.
 //!
-//! Run: `cargo bench -p wavelane --bench bpc`.
+//! The rayon encoder's stream is checked against the sequential core's with
+//! `wavelane::bench::bpc::first_stream_difference`, the check `wavelane
+//! bench bpc` makes of every GPU stream.
+//!
+//! Run: `cargo bench -p wavelane --features bench --bench bpc`.
 
 use std::io::Read;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use wavelane::bench::bpc::first_stream_difference;
 use wavelane::bpc::{cpu, CodeblockBatch, RefFile};
 use wavelane_core::bpc::{self, CodingParams, DecodeLimits, Mode, ProbabilityTables, Scratch};
 
@@ -52,6 +57,12 @@ fn bench(c: &mut Criterion) {
             })
         });
         let encoded = cpu::encode(&batch, tables, cpu::CoreForm::Sequential).unwrap();
+        let lanes = cpu::encode(&batch, tables, cpu::CoreForm::Lanes).unwrap();
+        assert_eq!(
+            first_stream_difference(std::slice::from_ref(&encoded), &[lanes]),
+            None,
+            "the core forms differ"
+        );
         group.bench_function("decode-sequential-1thread", |b| {
             let mut decoded = vec![0i32; 64 * 64];
             b.iter(|| {

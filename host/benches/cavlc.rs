@@ -3,7 +3,7 @@
 //! entropy coder (all cores) and the stream parser (one thread). GPU
 //! timings and the 1080p/4K sizes come from `wavelane bench cavlc`.
 //!
-//! Run: `cargo bench -p wavelane --bench cavlc`.
+//! Run: `cargo bench -p wavelane --features bench --bench cavlc`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use wavelane::bench::cavlc::{coded_blocks, synthetic_picture};

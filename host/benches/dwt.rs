@@ -3,10 +3,14 @@
 //! cores, 5 levels of a 2048x2048 image. GPU timings come from
 //! `wavelane bench dwt --backend gpu`.
 //!
-//! Run: `cargo bench -p wavelane --bench dwt`.
+//! The image is `wavelane::bench::dwt::noise_image`, the one
+//! `wavelane bench dwt` times.
+//!
+//! Run: `cargo bench -p wavelane --features bench --bench dwt`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use wavelane::backend::Backend;
+use wavelane::bench::dwt::noise_image;
 use wavelane::dwt::{self, HostWavelet};
 use wavelane_core::dwt::{forward_2d, inverse_2d, Cdf53, Cdf97, Fixed97, ImageLayout};
 
@@ -14,15 +18,7 @@ const SIDE: usize = 2048;
 const LEVELS: u32 = 5;
 
 fn image<T>(convert: impl Fn(i32) -> T) -> Vec<T> {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    (0..SIDE * SIDE)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            convert((state >> 56) as i32 - 128)
-        })
-        .collect()
+    noise_image(SIDE * SIDE).into_iter().map(convert).collect()
 }
 
 fn bench_wavelet<W: HostWavelet>(c: &mut Criterion, name: &str, input: Vec<W::Sample>) {

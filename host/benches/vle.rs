@@ -4,10 +4,14 @@
 //! and skewed bytes. GPU figures and ≥ 100 MB inputs come from
 //! `wavelane bench vle`.
 //!
-//! Run: `cargo bench -p wavelane --bench vle`.
+//! The inputs are `wavelane::bench::vle::input`, the ones `wavelane bench
+//! vle` times.
+//!
+//! Run: `cargo bench -p wavelane --features bench --bench vle`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use wavelane::vle::sample::{generate, SampleKind};
+use wavelane::bench::vle::input;
+use wavelane::vle::sample::SampleKind;
 use wavelane::vle::{cpu, VleFile, DEFAULT_CHUNK_SYMBOLS};
 use wavelane_core::vle::{self as core_vle, CodeTable, DecodeTable, DEFAULT_LUT_SIZE};
 
@@ -19,7 +23,7 @@ fn vle(c: &mut Criterion) {
     group.sample_size(10);
     for kind in [SampleKind::Text, SampleKind::Skewed] {
         let name = format!("{kind:?}").to_lowercase();
-        let data = generate(kind, BYTES, 42);
+        let data = input(kind, BYTES, 42);
         let table = CodeTable::from_histogram(&cpu::histogram(&data), 16).unwrap();
         let chunks = core_vle::chunk_count(data.len(), DEFAULT_CHUNK_SYMBOLS);
 

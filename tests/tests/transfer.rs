@@ -1,10 +1,15 @@
 //! Host <-> device transfers (`host/src/backend/gpu/transfer.rs`): uploads
 //! and downloads of any size go through two reused staging chunks; these
 //! tests cross the chunk boundaries, the odd tails and the empty case, and
-//! check that the byte-to-word upload zero-pads.
+//! check that the byte-to-word upload zero-pads; and the counters of what
+//! a device moved and ran (`Gpu::counts`) are exact.
 
 use rand::Rng;
-use wavelane::backend::gpu::STAGING_CHUNK;
+use wavelane::backend::gpu::{GpuCounts, STAGING_CHUNK};
+use wavelane::backend::Gpu;
+use wavelane::dwt::gpu::GpuDwt;
+use wavelane_core::dwt::volume::VolumeLayout;
+use wavelane_core::dwt::Cdf53;
 use wavelane_tests::{for_random_cases, gpu};
 
 #[test]
@@ -64,4 +69,58 @@ fn gpu_byte_uploads_zero_pad_and_reads_come_in_order() {
         );
         assert!(seen[kept..].iter().all(|&b| b == 0), "padding is not zero");
     });
+}
+
+/// A GPU DWT round trip of a known size counts exactly its buffer up and
+/// down each way, each dispatch once and their timestamped time; byte
+/// uploads count their padding and an empty upload its one element. A
+/// device of its own: the shared one's counters also count the other
+/// tests of this binary, which run beside this one.
+#[test]
+fn gpu_counts_are_exact_for_a_dwt_round_trip() {
+    let _ = gpu(); // the name check, and a device exists
+    let own = Gpu::new().expect("a second device");
+    assert_eq!(own.counts(), GpuCounts::default());
+    let (w, h, levels) = (45usize, 31usize, 3u32);
+    let image: Vec<i32> = (0..w * h).map(|i| (i * 37 % 255) as i32 - 128).collect();
+    let bytes = (4 * w * h) as u64;
+    let plan =
+        GpuDwt::new(own.clone(), VolumeLayout::new(w, h, 1), [levels, levels, 0]).expect("plan");
+    let mut kernel_ns = 0.0;
+    let mut dispatches = 0;
+    let mut data = image.clone();
+    for forward in [true, false] {
+        let input = own.upload(&data).expect("upload");
+        let output = own.uninit::<i32>(data.len() as u64).expect("buffer");
+        let scratch = plan.scratch::<i32>().expect("scratch");
+        let list = if forward {
+            plan.forward_dispatches::<Cdf53>(&input, &output, &scratch)
+        } else {
+            plan.inverse_dispatches::<Cdf53>(&input, &output, &scratch)
+        }
+        .expect("dispatches");
+        let timing = own.run(&list).expect("run");
+        dispatches += list.len() as u64;
+        kernel_ns += timing.dispatch_ns.iter().sum::<f64>().round();
+        data = own.download(&output).expect("download");
+    }
+    assert_eq!(data, image, "the round trip gives the image back");
+    let counts = own.counts();
+    assert_eq!(counts.upload_bytes, 2 * bytes, "{counts:?}");
+    assert_eq!(counts.download_bytes, 2 * bytes, "{counts:?}");
+    assert_eq!(counts.dispatches, dispatches, "{counts:?}");
+    assert!(dispatches >= 2 * levels as u64, "{dispatches}");
+    assert_eq!(counts.kernel_ns, kernel_ns as u64, "{counts:?}");
+
+    let before = own.counts();
+    own.upload_bytes(&[1, 2, 3, 4, 5], 3).expect("byte upload");
+    own.upload::<i32>(&[]).expect("empty upload");
+    let moved = own.counts().since(before);
+    assert_eq!(
+        moved,
+        GpuCounts {
+            upload_bytes: 12 + 4,
+            ..GpuCounts::default()
+        }
+    );
 }

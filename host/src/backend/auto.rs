@@ -10,6 +10,17 @@
 //! host. Between the measured thread counts the crossover is interpolated
 //! geometrically; past 16 threads it grows in proportion, below 2 it
 //! shrinks in proportion.
+//!
+//! [`Choice`] says what a command chose and why, for its `--json` report.
+//! The crossovers were measured before the stages moved onto the device;
+//! as they do, `wavelane bench codec` on the lent GPU and the CPU gives the
+//! figures to measure them again from (docs/perf/codec.md).
+
+use super::BackendKind;
+
+/// Where the measurements behind the crossovers are, for reports.
+pub const MEASURED_IN: &str =
+    "docs/perf/codec.md, \"Where `auto` takes the GPU\" (H200 host, 2026-11-24)";
 
 /// What a command is about to run, for `auto` to weigh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +94,66 @@ pub fn prefers_gpu(job: Job, threads: usize) -> bool {
     gpu_threshold(job, threads).is_some_and(|limit| samples as f64 >= limit)
 }
 
+/// What a command asked for, what it got, and why: the `backend_choice`
+/// of `encode` and `decode`'s `--json` reports.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Choice {
+    /// `--backend`.
+    pub asked: BackendKind,
+    /// The backend the command runs on.
+    pub chose: BackendKind,
+    /// Why, in one sentence.
+    pub reason: String,
+}
+
+impl Choice {
+    /// Explains the choice of `chose` for `job` when `asked` was given,
+    /// with `threads` CPU threads and `named` when `WAVELANE_DEVICE` names a
+    /// device (the rules of `Backend::select_for`).
+    pub fn explain(
+        asked: BackendKind,
+        chose: BackendKind,
+        job: Job,
+        threads: usize,
+        named: bool,
+    ) -> Choice {
+        let samples = match job {
+            Job::Encode { samples, .. } | Job::Decode { samples, .. } => Some(samples),
+            Job::Vle => None,
+        };
+        let what = samples.map_or("this job".to_string(), |s| format!("{s} samples"));
+        let reason = match asked {
+            BackendKind::Cpu | BackendKind::Gpu => format!("--backend {asked}"),
+            BackendKind::Auto if named => {
+                "auto: WAVELANE_DEVICE names a device, which is used whatever the job's size"
+                    .to_string()
+            }
+            BackendKind::Auto => match gpu_threshold(job, threads) {
+                None => format!(
+                    "auto: the GPU backend finished first for no measured job of this kind \
+                     ({MEASURED_IN})"
+                ),
+                Some(limit) if !prefers_gpu(job, threads) => format!(
+                    "auto: {what}, below the crossover of {limit:.0} samples for {threads} CPU \
+                     threads ({MEASURED_IN})"
+                ),
+                Some(limit) if chose == BackendKind::Gpu => format!(
+                    "auto: {what}, at or above the crossover of {limit:.0} samples for \
+                     {threads} CPU threads ({MEASURED_IN})"
+                ),
+                Some(_) => "auto: the job is large enough for the GPU, but no hardware GPU \
+                     could be opened (see the notice on stderr)"
+                    .to_string(),
+            },
+        };
+        Choice {
+            asked,
+            chose,
+            reason,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +199,34 @@ mod tests {
         assert!(!prefers_gpu(lossy, 1));
         assert!(!prefers_gpu(Job::Vle, 1));
         assert!(prefers_gpu(LOSSLESS(u64::MAX), 1024));
+    }
+
+    #[test]
+    fn a_choice_names_its_rule() {
+        use BackendKind::{Auto, Cpu, Gpu};
+        let small = LOSSLESS(1000);
+        let c = Choice::explain(Cpu, Cpu, small, 2, false);
+        assert_eq!(c.reason, "--backend cpu");
+        let c = Choice::explain(Auto, Cpu, small, 2, false);
+        assert!(
+            c.reason
+                .contains("below the crossover of 12000000 samples for 2"),
+            "{}",
+            c.reason
+        );
+        assert!(c.reason.contains(MEASURED_IN), "{}", c.reason);
+        let big = LOSSLESS(20_000_000);
+        let c = Choice::explain(Auto, Gpu, big, 2, false);
+        assert!(c.reason.contains("at or above"), "{}", c.reason);
+        let c = Choice::explain(Auto, Cpu, big, 2, false);
+        assert!(c.reason.contains("no hardware GPU"), "{}", c.reason);
+        let c = Choice::explain(Auto, Gpu, small, 2, true);
+        assert!(c.reason.contains("WAVELANE_DEVICE"), "{}", c.reason);
+        let lossy = Job::Encode {
+            samples: u64::MAX,
+            lossless: false,
+        };
+        let c = Choice::explain(Auto, Cpu, lossy, 16, false);
+        assert!(c.reason.contains("no measured job"), "{}", c.reason);
     }
 }

@@ -15,10 +15,19 @@
 //! and every decoding must give the coefficients back. A difference is an
 //! error naming the first codeblock that differs. The decoders decode the
 //! CPU encoder's stream, so decoding can be timed without a GPU encoding.
+//!
+//! Besides coefficients per second, each result counts the bytes the job
+//! really needs, whatever the kernels move: the coefficients at their
+//! width in (i32, 4 bytes) and the codewords out (2 bytes each) for an
+//! encode, the reverse for a decode; and sets them against a copy of the
+//! coefficients timed in the same run ([`super::copy_reference`]), both in
+//! read + write bytes per second.
 
 use std::time::Instant;
 
 use serde::Serialize;
+
+use super::{copy_reference, stats, Stats};
 use wavelane_core::bpc::{self, CodingParams, Mode, ProbabilityTables, Scratch};
 
 use crate::backend::{Backend, BackendKind};
@@ -43,6 +52,10 @@ pub struct BenchResult {
     pub coefficients: usize,
     /// Best time of the repeats, nanoseconds.
     pub ns: f64,
+    /// Median time of the repeats, nanoseconds.
+    pub median_ns: f64,
+    /// (slowest - best) / best of the repeats.
+    pub spread: f64,
     /// `ns / coefficients`.
     pub ns_per_coefficient: f64,
     /// Codeblocks per second.
@@ -51,6 +64,14 @@ pub struct BenchResult {
     pub coefficients_per_s: f64,
     /// Bits per coefficient of the encoding.
     pub bits_per_coefficient: f64,
+    /// The bytes the job needs: 4 per coefficient and 2 per codeword.
+    pub job_bytes: u64,
+    /// `job_bytes` / best time, in 10^9 bytes per second.
+    pub job_gb_per_s: f64,
+    /// The copy of the coefficients, read + write bytes per second, 10^9.
+    pub copy_gb_per_s: f64,
+    /// job / copy bandwidth.
+    pub job_fraction_of_copy: f64,
     /// GPU only: each dispatch's time in the best repeat, nanoseconds, in
     /// submission order (encode: measure, scans, encode, pack per batch;
     /// decode: one per batch). Empty for the CPU and where the queue has no
@@ -183,16 +204,31 @@ fn chunks(batch: &CodeblockBatch, max_coefficients: usize) -> Vec<CodeblockBatch
         .collect()
 }
 
+/// What a [`result`] is measured against: the codewords of the batch's
+/// encoding and the copy bandwidth (read + write bytes per second, 10^9).
+#[derive(Clone, Copy)]
+struct Against {
+    codewords: usize,
+    copy_gb_per_s: f64,
+}
+
 fn result(
     size: usize,
     passes: u8,
     backend: &str,
     op: &str,
     batch: &CodeblockBatch,
-    ns: f64,
-    codewords: usize,
+    times: Stats,
+    against: Against,
 ) -> BenchResult {
     let coefficients = batch.coefficient_count();
+    let Against {
+        codewords,
+        copy_gb_per_s,
+    } = against;
+    let ns = times.best;
+    let job_bytes = (4 * coefficients + 2 * codewords) as u64;
+    let job_gb_per_s = job_bytes as f64 / ns;
     BenchResult {
         size,
         passes,
@@ -201,32 +237,52 @@ fn result(
         codeblocks: batch.len(),
         coefficients,
         ns,
+        median_ns: times.median,
+        spread: times.spread,
         ns_per_coefficient: ns / coefficients as f64,
         codeblocks_per_s: batch.len() as f64 / (ns * 1e-9),
         coefficients_per_s: coefficients as f64 / (ns * 1e-9),
         bits_per_coefficient: codewords as f64 * 16.0 / coefficients as f64,
+        job_bytes,
+        job_gb_per_s,
+        copy_gb_per_s,
+        job_fraction_of_copy: job_gb_per_s / copy_gb_per_s,
         dispatch_ns: Vec::new(),
     }
 }
 
+/// Runs `f` `repeats` times (at least once; the first run is timed too,
+/// as these measurements always were); returns the result of the fastest
+/// run and the [`stats`] of all.
 fn best<T>(
     repeats: usize,
     mut f: impl FnMut() -> Result<(T, f64), BpcError>,
-) -> Result<(T, f64), BpcError> {
+) -> Result<(T, Stats), BpcError> {
     let (mut out, mut ns) = f()?;
+    let mut times = vec![ns];
     for _ in 1..repeats.max(1) {
         let (o, t) = f()?;
+        times.push(t);
         if t < ns {
             (out, ns) = (o, t);
         }
     }
-    Ok((out, ns))
+    Ok((out, stats(times)))
 }
 
 fn wall<T>(f: impl FnOnce() -> Result<T, BpcError>) -> Result<(T, f64), BpcError> {
     let t = Instant::now();
     let out = f()?;
     Ok((out, t.elapsed().as_nanos() as f64))
+}
+
+/// A failed copy reference as the benchmark's error.
+fn copy_error(e: super::CopyError) -> BpcError {
+    match e {
+        #[cfg(feature = "gpu")]
+        super::CopyError::Gpu(g) => BpcError::Gpu(g),
+        other => BpcError::Mismatch(format!("the copy reference failed: {other}")),
+    }
 }
 
 /// Runs the benchmark on `backend`, calling `progress` before each
@@ -243,6 +299,10 @@ pub fn run(
     let mut results = Vec::new();
     for &size in &config.sizes {
         let batch = tiled(&source, size);
+        let copy_bytes = 4 * batch.coefficient_count();
+        let copy = copy_reference(backend, copy_bytes, config.repeats, "the coefficients")
+            .map_err(copy_error)?;
+        let copy_gb_per_s = 2.0 * copy_bytes as f64 / copy.ns;
         for &mode in &config.modes {
             let tables = ProbabilityTables::reference(mode);
             let passes = mode.passes();
@@ -271,10 +331,15 @@ pub fn run(
                     progress(&format!("{size}x{size} {passes}-pass cpu-rayon"));
                     let encode_once =
                         || wall(|| cpu::encode(&batch, tables, cpu::CoreForm::Sequential));
-                    let (enc, ns) = if encode {
+                    let (enc, times) = if encode {
                         best(config.repeats, encode_once)?
                     } else {
-                        encode_once()?
+                        let (enc, ns) = encode_once()?;
+                        (enc, stats(vec![ns]))
+                    };
+                    let against = Against {
+                        codewords: enc.codewords.len(),
+                        copy_gb_per_s,
                     };
                     if encode {
                         results.push(result(
@@ -283,12 +348,12 @@ pub fn run(
                             "cpu-rayon",
                             "encode",
                             &batch,
-                            ns,
-                            enc.codewords.len(),
+                            times,
+                            against,
                         ));
                     }
                     if decode {
-                        let (_, ns) = best(config.repeats, || {
+                        let (_, times) = best(config.repeats, || {
                             let ((decoded, _), ns) = wall(|| {
                                 cpu::decode(&batch, &enc, tables, None, cpu::CoreForm::Sequential)
                             })?;
@@ -301,13 +366,13 @@ pub fn run(
                             "cpu-rayon",
                             "decode",
                             &batch,
-                            ns,
-                            enc.codewords.len(),
+                            times,
+                            against,
                         ));
                     }
                     if config.single_thread && encode {
                         progress(&format!("{size}x{size} {passes}-pass cpu-1thread"));
-                        let (_, ns) = best(config.repeats, || {
+                        let (_, times) = best(config.repeats, || {
                             wall(|| single_thread_encode(&batch, tables))
                         })?;
                         results.push(result(
@@ -316,8 +381,8 @@ pub fn run(
                             "cpu-1thread",
                             "encode",
                             &batch,
-                            ns,
-                            enc.codewords.len(),
+                            times,
+                            against,
                         ));
                     }
                 }
@@ -340,10 +405,13 @@ pub fn run(
                         .iter()
                         .map(|p| cpu::encode(p, tables, cpu::CoreForm::Sequential))
                         .collect::<Result<Vec<_>, _>>()?;
-                    let codewords = reference.iter().map(|e| e.codewords.len()).sum();
+                    let against = Against {
+                        codewords: reference.iter().map(|e| e.codewords.len()).sum(),
+                        copy_gb_per_s,
+                    };
                     progress(&format!("{size}x{size} {passes}-pass gpu"));
                     if encode {
-                        let (dispatch_ns, ns) = best(config.repeats, || {
+                        let (dispatch_ns, times) = best(config.repeats, || {
                             let mut encoded = Vec::with_capacity(parts.len());
                             let mut dispatch_ns = Vec::new();
                             for p in &parts {
@@ -366,11 +434,11 @@ pub fn run(
                         })?;
                         results.push(BenchResult {
                             dispatch_ns,
-                            ..result(size, passes, "gpu", "encode", &batch, ns, codewords)
+                            ..result(size, passes, "gpu", "encode", &batch, times, against)
                         });
                     }
                     if decode {
-                        let (dispatch_ns, ns) = best(config.repeats, || {
+                        let (dispatch_ns, times) = best(config.repeats, || {
                             let mut dispatch_ns = Vec::new();
                             for ((p, e), &start) in parts.iter().zip(&reference).zip(&starts) {
                                 let (decoded, _, t) =
@@ -383,7 +451,7 @@ pub fn run(
                         })?;
                         results.push(BenchResult {
                             dispatch_ns,
-                            ..result(size, passes, "gpu", "decode", &batch, ns, codewords)
+                            ..result(size, passes, "gpu", "decode", &batch, times, against)
                         });
                     }
                 }

@@ -68,6 +68,8 @@ pub struct CavlcMeasurement {
     pub best_ms: f64,
     /// Median time in milliseconds.
     pub median_ms: f64,
+    /// (slowest - best) / best of the repeats.
+    pub spread: f64,
     /// Blocks per second at the best time.
     pub blocks_per_s: f64,
     /// For GPU runs: the best wall-clock time including uploads and downloads.
@@ -90,7 +92,11 @@ fn measurement(
     ms: Vec<f64>,
     wall: Option<f64>,
 ) -> CavlcMeasurement {
-    let Stats { best, median } = stats(ms);
+    let Stats {
+        best,
+        median,
+        spread,
+    } = stats(ms);
     let blocks = coded_blocks(p);
     CavlcMeasurement {
         size: size.into(),
@@ -99,6 +105,7 @@ fn measurement(
         bits,
         best_ms: best,
         median_ms: median,
+        spread,
         blocks_per_s: blocks as f64 / (best / 1e3),
         wall_ms: wall,
     }

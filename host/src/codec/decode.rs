@@ -3,15 +3,13 @@
 //! and fewer layers. Each stage is a call into a module of
 //! [`super::stages`], which runs it on the CPU or the GPU.
 
-use std::time::Instant;
-
 use super::error::CodecError;
 use super::file::Container;
 use super::format::FormatError;
 use super::image::Image;
 use super::options::DecodeOptions;
 use super::progressive::{self, Selection};
-use super::report::{DecodeReport, Decoded};
+use super::report::{DecodeReport, Decoded, StageClock};
 use super::stages::{self, entropy, quantize::Decodable};
 use crate::backend::Backend;
 
@@ -44,7 +42,9 @@ fn decode_inner(
     backend: &Backend,
     skip_damaged: bool,
 ) -> Result<(Decoded, Vec<usize>), CodecError> {
-    let start = Instant::now();
+    let mut clock = StageClock::new(backend);
+    let start = clock.start();
+    let t = clock.start();
     let c = Container::parse(bytes, options.read)?;
     let sel = progressive::select(&c, options.reduce, options.layers)?;
     let mut damaged = Vec::new();
@@ -53,23 +53,34 @@ fn decode_inner(
     if options.read.check_crc {
         check_selected(&c, &sel, skip_damaged, &mut damaged, &mut layers_of)?;
     }
+    clock.stop(t, "parse");
     let hd = &c.header;
     let (w, h) = (sel.width, sel.height);
     let blocks = &c.blocks[..sel.blocks];
+    let t = clock.start();
     let like = stages::codeblocks::zeros_like(blocks, w, h, hd.components as usize);
     let encoded = stages::pack::unpack(backend, &c, &sel, &layers_of);
+    clock.stop(t, "unpack");
+    let t = clock.start();
     let shifts = &c.index.shifts[..sel.blocks];
     let (indices, summaries) = entropy::decode(hd, &like, &encoded, shifts, backend)?;
     drop(like);
+    clock.stop(t, "entropy");
     let decodable = Decodable {
         blocks,
         shifts,
         tops: &encoded.tops,
         summaries: &summaries,
     };
+    let t = clock.start();
     let coefficients = stages::quantize::dequantize(backend, hd, &decodable, indices, w, h)?;
+    clock.stop(t, "dequantize");
+    let t = clock.start();
     let planes = stages::dwt::inverse_reduced(backend, coefficients, w, h, hd, options.reduce)?;
+    clock.stop(t, "dwt");
+    let t = clock.start();
     let planes = stages::colour::inverse(planes, hd)?;
+    clock.stop(t, "colour");
     let image = Image {
         width: w,
         height: h,
@@ -77,6 +88,8 @@ fn decode_inner(
         signed: hd.signed,
         planes,
     };
+    let seconds = start.seconds();
+    let (stages, transfers) = clock.finish();
     let report = DecodeReport {
         backend: backend.describe(),
         width: w,
@@ -85,7 +98,9 @@ fn decode_inner(
         resolutions: sel.resolutions,
         layers: sel.layers,
         bytes_used: progressive::bytes_used(&c, &sel),
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
+        stages,
+        transfers,
     };
     Ok((Decoded { image, report }, damaged))
 }

@@ -21,7 +21,7 @@ use super::planes::Coefficients;
 use super::points::{rate_points, RatePoints};
 use super::psnr_search;
 use super::rate::{Allocation, LayerTarget};
-use super::report::{EncodeReport, Encoded, StageTimes};
+use super::report::{EncodeReport, Encoded, StageClock, StageTimes};
 use super::stages::entropy::{self, Coded, Records};
 use super::stages::rate::RateControl;
 use super::stages::{self, quantize::Quantized};
@@ -91,17 +91,27 @@ fn encode_at_step(
     options: &EncodeOptions,
     backend: &Backend,
 ) -> Result<Encoded, CodecError> {
-    let start = Instant::now();
+    let mut clock = StageClock::new(backend);
+    let start = clock.start();
     let mut seconds = StageTimes::default();
     let samples = image.samples() as f64;
     // A PSNR target compares decoded candidates with the image, so it
     // outlives the front end; other targets let it have the image.
     let (front, image) = match options.target {
         RateTarget::Psnr(_) => (
-            front(Cow::Borrowed(&*image), options, backend, &mut seconds)?,
+            front(
+                Cow::Borrowed(&*image),
+                options,
+                backend,
+                &mut seconds,
+                &mut clock,
+            )?,
             Some(image),
         ),
-        _ => (front(image, options, backend, &mut seconds)?, None),
+        _ => (
+            front(image, options, backend, &mut seconds, &mut clock)?,
+            None,
+        ),
     };
     let Front {
         header,
@@ -111,15 +121,15 @@ fn encode_at_step(
         coefficients,
         noise,
     } = front;
-    let t = Instant::now();
+    let t = clock.start();
     let shifts = early_termination(&header, &blocks, &mut batch, options.target, noise, backend)?;
     // Rate decisions need the real-valued decreases (see `distortion`);
     // lossless and full-rate files include everything anyway.
     let real =
         coefficients.map(|c| distortion::block_distortions(&header, &c, &blocks, &batch, &shifts));
-    seconds.quantize += t.elapsed().as_secs_f64();
+    seconds.quantize += clock.stop(t, "distortion");
 
-    let t = Instant::now();
+    let t = clock.start();
     let coding = code(
         header,
         &blocks,
@@ -129,9 +139,9 @@ fn encode_at_step(
         options,
         backend,
     )?;
-    seconds.entropy = t.elapsed().as_secs_f64();
+    seconds.entropy = clock.stop(t, "entropy");
 
-    let t = Instant::now();
+    let t = clock.start();
     let noise = if real.is_some() {
         coding.points.noise
     } else {
@@ -147,10 +157,10 @@ fn encode_at_step(
         options.target,
         backend,
     )?;
-    seconds.rate = t.elapsed().as_secs_f64();
-    seconds.total = start.elapsed().as_secs_f64();
+    seconds.rate = clock.stop(t, "rate");
+    seconds.total = start.seconds();
     Ok(report(
-        &coding, &blocks, rated, lossless, noise, samples, seconds, backend,
+        &coding, &blocks, rated, lossless, noise, samples, seconds, clock, backend,
     ))
 }
 
@@ -174,6 +184,7 @@ fn front(
     options: &EncodeOptions,
     backend: &Backend,
     seconds: &mut StageTimes,
+    clock: &mut StageClock<'_>,
 ) -> Result<Front, CodecError> {
     image.validate()?;
     let Plan {
@@ -182,11 +193,13 @@ fn front(
     } = plan(&image, options)?;
     let (w, h, comps) = (image.width, image.height, image.components());
     let levels = header.levels as u32;
-    let t = Instant::now();
+    let t = clock.start();
     let samples = stages::colour::forward(backend, image, &header)?;
+    seconds.transform = clock.stop(t, "colour");
+    let t = clock.start();
     let coefficients = stages::dwt::forward(samples, header.wavelet, w, h, levels, backend)?;
-    seconds.transform = t.elapsed().as_secs_f64();
-    let t = Instant::now();
+    seconds.transform += clock.stop(t, "dwt");
+    let t = clock.start();
     let blocks = codeblocks(w, h, comps, levels, header.codeblock_height as usize);
     // Rate decisions need the real-valued coefficients (see `distortion`).
     let keep = matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_));
@@ -204,7 +217,7 @@ fn front(
     if let Some(every) = sample {
         header.tables = table_fit::fit_sampled(&header, &batch, every, options.table_row_offset)?;
     }
-    seconds.quantize = t.elapsed().as_secs_f64();
+    seconds.quantize = clock.stop(t, "quantize");
     Ok(Front {
         header,
         lossless,
@@ -232,6 +245,7 @@ pub(crate) fn codeblock_batch(
         &options,
         &Backend::Cpu,
         &mut StageTimes::default(),
+        &mut StageClock::new(&Backend::Cpu),
     )?
     .batch)
 }
@@ -439,6 +453,7 @@ fn report(
     noise: f64,
     samples: f64,
     seconds: StageTimes,
+    clock: StageClock<'_>,
     backend: &Backend,
 ) -> Encoded {
     let Coding {
@@ -453,6 +468,7 @@ fn report(
         measured_psnr,
         bitplanes_skipped,
     } = rated;
+    let (stages, transfers) = clock.finish();
     let pixels = header.width as f64 * header.height as f64;
     let peak = ((1u64 << header.bit_depth) - 1) as f64;
     let to_psnr = |d: f64| 10.0 * (peak * peak * samples / d.max(f64::MIN_POSITIVE)).log10();
@@ -478,6 +494,8 @@ fn report(
         },
         bitplanes_skipped,
         seconds,
+        stages,
+        transfers,
     };
     Encoded { bytes, report }
 }

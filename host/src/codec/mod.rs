@@ -84,4 +84,6 @@ pub use options::{
     DecodeOptions, EncodeOptions, RateTarget, TableChoice, LOSSLESS_CODEBLOCK_HEIGHT,
     LOSSY_CODEBLOCK_HEIGHT,
 };
-pub use report::{DecodeReport, Decoded, EncodeReport, Encoded, StageTimes};
+pub use report::{
+    DecodeReport, Decoded, EncodeReport, Encoded, Stage, StageDevice, StageTimes, Transfers,
+};

@@ -187,7 +187,10 @@ impl Gpu {
             }
             Ok(())
         })
-        .map(|dispatch_ns| Timing { dispatch_ns })
+        .map(|dispatch_ns| {
+            self.count_dispatches(dispatches.len(), dispatch_ns.iter().sum());
+            Timing { dispatch_ns }
+        })
     }
 
     pub(super) fn record_dispatch(

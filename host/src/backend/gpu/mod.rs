@@ -35,7 +35,7 @@ type PipelineKey = (&'static str, Vec<(u32, u32)>);
 pub type ListedDevice = (usize, String, String);
 pub use dispatch::{Dispatch, Timing};
 pub use scan::{ScanScratch, SCAN_WORKGROUP_SIZE};
-pub use transfer::STAGING_CHUNK;
+pub use transfer::{GpuCounts, STAGING_CHUNK};
 
 /// Errors of the Vulkan backend.
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +119,8 @@ pub struct Gpu {
     warm: warm::ClockWarmUp,
     /// Staging chunks reused by every upload and download.
     staging: transfer::StagingPool,
+    /// Bytes moved and dispatches run ([`Gpu::counts`]).
+    counters: transfer::Counters,
     /// Keeps the validation messenger alive while the device is.
     _messenger: Option<DebugUtilsMessenger>,
 }
@@ -163,6 +165,7 @@ impl Gpu {
             info,
             warm: Default::default(),
             staging: Default::default(),
+            counters: Default::default(),
             _messenger: messenger,
         }))
     }

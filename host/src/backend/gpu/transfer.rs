@@ -10,7 +10,13 @@
 //! the host fills (or drains) one with a `memcpy` while the device copies the
 //! other, so a transfer costs about one `memcpy` of its bytes and its
 //! pinned host memory stays bounded whatever the transfer size.
+//!
+//! Every byte that crosses is counted ([`Gpu::counts`]): the codec's
+//! reports and `wavelane bench codec` show what a job moved over the bus,
+//! which is what keeping the pipeline on the device is meant to shrink
+//! (docs/codec.md, "Backends").
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
@@ -38,6 +44,52 @@ pub(super) struct StagingPool {
     download: Mutex<Vec<Subbuffer<[u8]>>>,
 }
 
+/// What a [`Gpu`] has moved and run since it was opened, counted with
+/// relaxed atomics (a few adds per transfer or submission): every thread
+/// that uses the `Gpu` adds to the same counters.
+#[derive(Default)]
+pub(super) struct Counters {
+    upload: AtomicU64,
+    download: AtomicU64,
+    dispatches: AtomicU64,
+    kernel_ns: AtomicU64,
+}
+
+/// A reading of a [`Gpu`]'s counters ([`Gpu::counts`]); the difference of
+/// two readings ([`GpuCounts::since`]) is what happened between them, on
+/// every thread that used the device.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GpuCounts {
+    /// Bytes copied from host memory into device buffers (whole buffers:
+    /// the zero padding of [`Gpu::upload_bytes`] and the one element of an
+    /// empty upload count, since they cross the bus too).
+    pub upload_bytes: u64,
+    /// Bytes copied from device buffers back to host memory.
+    pub download_bytes: u64,
+    /// Compute dispatches submitted with [`Gpu::run`].
+    pub dispatches: u64,
+    /// Nanoseconds of those dispatches by GPU timestamps (0 where the
+    /// queue has none): kernel time, without transfers or host waits.
+    pub kernel_ns: u64,
+}
+
+impl GpuCounts {
+    /// What was counted after `earlier` (a reading of the same `Gpu`).
+    pub fn since(self, earlier: GpuCounts) -> GpuCounts {
+        GpuCounts {
+            upload_bytes: self.upload_bytes.saturating_sub(earlier.upload_bytes),
+            download_bytes: self.download_bytes.saturating_sub(earlier.download_bytes),
+            dispatches: self.dispatches.saturating_sub(earlier.dispatches),
+            kernel_ns: self.kernel_ns.saturating_sub(earlier.kernel_ns),
+        }
+    }
+
+    /// Whether anything at all ran or moved on the device.
+    pub fn any(&self) -> bool {
+        self.upload_bytes + self.download_bytes + self.dispatches > 0
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Direction {
     Upload,
@@ -49,6 +101,34 @@ fn command_err(e: impl std::error::Error) -> GpuError {
 }
 
 impl Gpu {
+    /// The counters now: bytes uploaded and downloaded, dispatches and
+    /// their kernel time since the device was opened.
+    pub fn counts(&self) -> GpuCounts {
+        let c = &self.counters;
+        GpuCounts {
+            upload_bytes: c.upload.load(Ordering::Relaxed),
+            download_bytes: c.download.load(Ordering::Relaxed),
+            dispatches: c.dispatches.load(Ordering::Relaxed),
+            kernel_ns: c.kernel_ns.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Counts `dispatches` submitted together and their kernel time.
+    pub(super) fn count_dispatches(&self, dispatches: usize, kernel_ns: f64) {
+        let c = &self.counters;
+        c.dispatches.fetch_add(dispatches as u64, Ordering::Relaxed);
+        c.kernel_ns
+            .fetch_add(kernel_ns.max(0.0).round() as u64, Ordering::Relaxed);
+    }
+
+    fn count_copy(&self, dir: Direction, bytes: u64) {
+        let counter = match dir {
+            Direction::Upload => &self.counters.upload,
+            Direction::Download => &self.counters.download,
+        };
+        counter.fetch_add(bytes, Ordering::Relaxed);
+    }
+
     fn pool(&self, dir: Direction) -> &Mutex<Vec<Subbuffer<[u8]>>> {
         match dir {
             Direction::Upload => &self.staging.upload,
@@ -173,7 +253,10 @@ impl Gpu {
                 }
             }
             match self.submit_copy(chunk, dst.clone().slice(offset..offset + len)) {
-                Ok(fence) => in_flight[slot] = Some(fence),
+                Ok(fence) => {
+                    self.count_copy(Direction::Upload, len);
+                    in_flight[slot] = Some(fence)
+                }
                 Err(e) => {
                     result = Err(e);
                     break;
@@ -206,7 +289,10 @@ impl Gpu {
                 src.clone().slice(offset..offset + len),
                 staging[k as usize].clone().slice(0..len),
             ) {
-                Ok(fence) => in_flight[k as usize] = Some(fence),
+                Ok(fence) => {
+                    self.count_copy(Direction::Download, len);
+                    in_flight[k as usize] = Some(fence)
+                }
                 Err(e) => {
                     result = Err(e);
                     break;
@@ -239,7 +325,10 @@ impl Gpu {
                     src.clone().slice(offset..offset + len),
                     staging[slot].clone().slice(0..len),
                 ) {
-                    Ok(fence) => in_flight[slot] = Some(fence),
+                    Ok(fence) => {
+                        self.count_copy(Direction::Download, len);
+                        in_flight[slot] = Some(fence)
+                    }
                     Err(e) => result = Err(e),
                 }
             }
