@@ -172,12 +172,19 @@ fn every_simd_level_decodes_the_same_image() {
         let (ran, base) = decode(Level::Baseline);
         assert_eq!(ran, Level::Baseline);
         if name == "lossless" {
-            assert!(base == source, "the lossless decode differs from the source");
+            assert!(
+                base == source,
+                "the lossless decode differs from the source"
+            );
         }
         let mut compared = vec![Level::Baseline];
         for level in [Level::V3, Level::V4] {
             let (ran, image) = decode(level);
-            assert_eq!(ran, level.min(best), "the binary and the test disagree on the CPU");
+            assert_eq!(
+                ran,
+                level.min(best),
+                "the binary and the test disagree on the CPU"
+            );
             if ran != level {
                 continue;
             }
@@ -190,7 +197,10 @@ fn every_simd_level_decodes_the_same_image() {
         }
         assert!(compared.contains(&best));
         if best > Level::Baseline {
-            assert!(compared.len() > 1, "{name}: no level above the baseline ran");
+            assert!(
+                compared.len() > 1,
+                "{name}: no level above the baseline ran"
+            );
         }
         let names: Vec<&str> = compared.iter().map(|l| l.name()).collect();
         writeln!(

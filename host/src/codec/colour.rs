@@ -134,7 +134,7 @@ crate::fastest! {
         y: &mut [i32],
         cb: &mut [i32],
         cr: &mut [i32],
-    ) -> () {
+    ) {
         inverse_chunk(transform, y, cb, cr);
         for p in [y, cb, cr] {
             out.apply(p);
@@ -144,7 +144,7 @@ crate::fastest! {
 
 crate::fastest! {
     /// [`ShiftOut::apply`] of one chunk.
-    fn shift_chunk(out: ShiftOut, chunk: &mut [i32]) -> () {
+    fn shift_chunk(out: ShiftOut, chunk: &mut [i32]) {
         out.apply(chunk)
     }
 }

@@ -112,7 +112,7 @@ fn lift_rows<W: Lifting>(
 
 crate::fastest! {
     /// [`inverse53::columns`], compiled for the CPU.
-    fn columns53(rows: &mut [&mut [i32]], block: &mut Vec<i32>) -> () {
+    fn columns53(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
         inverse53::columns(rows, block)
     }
 }
@@ -120,7 +120,7 @@ crate::fastest! {
 crate::fastest! {
     /// [`inverse53::row`] of every row of `rows` (`n` samples each at
     /// `stride`), compiled for the CPU.
-    fn rows53(rows: &mut [i32], stride: usize, n: usize, line: &mut Vec<i32>, even: &mut Vec<i32>) -> () {
+    fn rows53(rows: &mut [i32], stride: usize, n: usize, line: &mut Vec<i32>, even: &mut Vec<i32>) {
         line.resize(n, 0);
         for row in rows.chunks_mut(stride) {
             let row = &mut row[..n];
