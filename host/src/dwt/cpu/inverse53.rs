@@ -82,7 +82,7 @@ pub(super) fn columns(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
         for k in 0..nl {
             let a = &high[k.saturating_sub(1).min(nh - 1)];
             let b = &high[k.min(nh - 1)];
-            update_rows(&mut block[2 * k * cols..(2 * k + 1) * cols], &low[k], a, b);
+            update_rows(&mut block[2 * k * cols..(2 * k + 1) * cols], low[k], a, b);
         }
         for k in 0..nh {
             let right = if k + 1 < nl { 2 * k + 2 } else { 2 * k };
