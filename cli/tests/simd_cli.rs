@@ -118,6 +118,100 @@ fn every_simd_level_encodes_the_same_bytes() {
     }
 }
 
+/// Runs `wavelane ARGS` with `WAVELANE_SIMD=level`; returns the level the
+/// binary says ran.
+fn run_at(level: Level, args: &[&str]) -> Level {
+    let out = Command::new(env!("CARGO_BIN_EXE_wavelane"))
+        .args(args)
+        .env(ENV, level.name())
+        .output()
+        .expect("run wavelane");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{ENV}={} wavelane {args:?} failed: {stderr}",
+        level.name()
+    );
+    let ran = Level::ALL
+        .into_iter()
+        .find(|l| stderr.contains(&format!("the {} copy of the hot loops runs", l.name())));
+    ran.unwrap_or_else(|| panic!("no notice of the level that ran: {stderr}"))
+}
+
+/// The decoder's copies (the phase decoder, the inverse 5/3, colour and
+/// level shift) give the same image at every level: a lossless file (which
+/// must give back the source), a 1 bpp file, and that file cut to 60% of
+/// its bytes (decoded with `--partial`, so that codeblocks stop
+/// mid-stream). Fails if no level above the baseline could be compared
+/// on a CPU that has one.
+#[test]
+fn every_simd_level_decodes_the_same_image() {
+    let dir = Scratch::new("simd", "same-image");
+    let source = test_ppm(200, 136);
+    let src = dir.file("img.ppm", &source);
+    let lossless = dir.path("lossless.wl");
+    let lossy = dir.path("lossy.wl");
+    encode(Level::Baseline, &src, &lossless, &["--lossless"]);
+    encode(Level::Baseline, &src, &lossy, &["--bpp", "1"]);
+    let bytes = std::fs::read(&lossy).unwrap();
+    let cut = dir.file("cut.wl", &bytes[..bytes.len() * 3 / 5]);
+    let best = cpu_level();
+    let mut report = std::io::stderr().lock();
+    for (name, file, extra) in [
+        ("lossless", &lossless, &[][..]),
+        ("lossy", &lossy, &[][..]),
+        ("truncated", &cut, &["--partial"][..]),
+    ] {
+        let decode = |level: Level| {
+            let out = dir.path(&format!("{name}-{}.ppm", level.name()));
+            let mut args = vec!["decode", s(file), "-o", s(&out), "--backend", "cpu"];
+            args.extend_from_slice(extra);
+            let ran = run_at(level, &args);
+            (ran, std::fs::read(&out).unwrap())
+        };
+        let (ran, base) = decode(Level::Baseline);
+        assert_eq!(ran, Level::Baseline);
+        if name == "lossless" {
+            assert!(
+                base == source,
+                "the lossless decode differs from the source"
+            );
+        }
+        let mut compared = vec![Level::Baseline];
+        for level in [Level::V3, Level::V4] {
+            let (ran, image) = decode(level);
+            assert_eq!(
+                ran,
+                level.min(best),
+                "the binary and the test disagree on the CPU"
+            );
+            if ran != level {
+                continue;
+            }
+            assert!(
+                image == base,
+                "{name}: the {} copy decodes another image than the baseline",
+                level.name()
+            );
+            compared.push(level);
+        }
+        assert!(compared.contains(&best));
+        if best > Level::Baseline {
+            assert!(
+                compared.len() > 1,
+                "{name}: no level above the baseline ran"
+            );
+        }
+        let names: Vec<&str> = compared.iter().map(|l| l.name()).collect();
+        writeln!(
+            report,
+            "simd_cli: decode {name}: identical under {}",
+            names.join(", ")
+        )
+        .unwrap();
+    }
+}
+
 #[test]
 fn an_unknown_level_is_ignored_with_a_notice() {
     let dir = Scratch::new("simd", "unknown");

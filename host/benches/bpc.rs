@@ -82,6 +82,27 @@ fn bench(c: &mut Criterion) {
                 }
             })
         });
+        group.bench_function("decode-phases-1thread", |b| {
+            let mut decoded = vec![0i32; 64 * 64];
+            let mut mags = bpc::LaneMagnitudes::<64>::new();
+            b.iter(|| {
+                for i in 0..batch.len() {
+                    let params = CodingParams::new(tables, batch.blocks[i].group);
+                    let (top, words) = encoded.block(i);
+                    let dst = bpc::CodeblockMut::new(&mut decoded, 64, 64, 64).unwrap();
+                    bpc::decode_phases(
+                        &params,
+                        top,
+                        words,
+                        DecodeLimits::ALL,
+                        dst,
+                        &mut scratch,
+                        &mut mags,
+                    )
+                    .unwrap();
+                }
+            })
+        });
         group.bench_function("encode-rayon", |b| {
             b.iter(|| cpu::encode(&batch, tables, cpu::CoreForm::Sequential).unwrap())
         });

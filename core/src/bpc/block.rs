@@ -127,6 +127,12 @@ impl<'a> CodeblockMut<'a> {
         self.data[y * self.stride + x] = v;
     }
 
+    /// Row `y` (`y < height`), writable.
+    #[inline]
+    pub fn row_mut(&mut self, y: usize) -> &mut [i32] {
+        &mut self.data[y * self.stride..y * self.stride + self.width]
+    }
+
     /// Sets every coefficient of the codeblock to 0.
     pub fn clear(&mut self) {
         for y in 0..self.height {

@@ -16,6 +16,9 @@
 //!   phase at a time, reserving codeword slots with a ballot and a prefix
 //!   popcount per subgroup, exactly as `shaders/bpc/encode.glsl` and
 //!   `shaders/bpc/decode.glsl` do for any subgroup size.
+//! - [`decode_phases`]: the canonical order with every phase of a step
+//!   decoded for all 32 lanes at once, in vectorizable loops; the host's
+//!   CPU decoder. It also takes a [`LaneMagnitudes`] (16 KiB for 64 rows).
 //!
 //! # Memory
 //! Nothing is allocated. The caller provides the coefficient slice, the
@@ -63,6 +66,7 @@ mod lut;
 mod lut_natural;
 mod lut_reference;
 mod passes;
+mod phases_decode;
 mod record;
 mod sequential;
 mod state;
@@ -80,6 +84,7 @@ pub use lanes_decode::decode_lanes;
 pub use lanes_encode::encode_lanes;
 pub use lut::{GroupTables, LutError, ProbabilityTables};
 pub use passes::{pass_count, PassKind, PassSchedule};
+pub use phases_decode::{decode_phases, LaneMagnitudes};
 pub use record::{reconstruct_magnitude, squared_error, PassRecord};
 pub use sequential::{
     encode_sequential, encode_sequential_observed, encode_sequential_planes, observe_symbols,

@@ -258,6 +258,20 @@ fn decode_case(c: &Case, s: &Stream, limits: DecodeLimits) -> (Vec<i32>, Decoded
         .unwrap();
         assert_eq!((da, &a), (db, &b), "lanes decoder (subgroup {sub}) differs");
     }
+    let mut mags = LaneMagnitudes::<256>::new();
+    let mut b = garbage.clone();
+    let out = CodeblockMut::new(&mut b, c.stride, c.width, c.height).unwrap();
+    let db = decode_phases(
+        &params,
+        s.enc.top_bitplane,
+        &s.words,
+        limits,
+        out,
+        &mut scratch,
+        &mut mags,
+    )
+    .unwrap();
+    assert_eq!((da, &a), (db, &b), "phase decoder differs");
     (a, da)
 }
 
@@ -544,6 +558,12 @@ proptest! {
         let out = CodeblockMut::new(&mut b, c.stride, c.width, c.height).unwrap();
         let rb = decode_lanes(&params, Some(top), &s.words, DecodeLimits::ALL, out, &mut scratch, 16);
         prop_assert_eq!(ra, rb);
+        prop_assert_eq!(&a, &b);
+        let mut mags = LaneMagnitudes::<256>::new();
+        let mut b = std::vec![0i32; c.data.len()];
+        let out = CodeblockMut::new(&mut b, c.stride, c.width, c.height).unwrap();
+        let rb = decode_phases(&params, Some(top), &s.words, DecodeLimits::ALL, out, &mut scratch, &mut mags);
+        prop_assert_eq!(ra, rb);
         prop_assert_eq!(a, b);
     }
 }
@@ -574,6 +594,20 @@ fn tall_and_full_codeblocks_agree() {
             out,
             &mut scratch,
             8,
+        )
+        .unwrap();
+        assert_eq!(back, c.data);
+        let mut mags = LaneMagnitudes::<256>::new();
+        let mut back = std::vec![0x5eed; c.data.len()];
+        let out = CodeblockMut::new(&mut back, 64, 64, c.height).unwrap();
+        decode_phases(
+            &params,
+            s.enc.top_bitplane,
+            &s.words,
+            DecodeLimits::ALL,
+            out,
+            &mut scratch,
+            &mut mags,
         )
         .unwrap();
         assert_eq!(back, c.data);

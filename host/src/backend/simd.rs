@@ -35,6 +35,12 @@ macro_rules! fastest {
             $(#[$attr])* $vis fn $name<>($($arg: $ty),*) -> $ret $body
         }
     };
+    // Without a return type.
+    ($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $crate::fastest! {
+            $(#[$attr])* $vis fn $name<>($($arg: $ty),*) -> () $body
+        }
+    };
     // With type parameters (`fn f<T: Bound>(...)`): each copy is generic
     // too, so every instantiation gets all three.
     ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty $body:block) => {

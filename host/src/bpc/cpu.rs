@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 use wavelane_core::bpc::{
     self, codeword_bound, nonzero_count, symbol_count, BitPlanes, CodingParams, DecodeLimits,
-    Decoded, PassRecord, ProbabilityTables, Scratch, MAX_HEIGHT, MAX_PASSES,
+    Decoded, LaneMagnitudes, PassRecord, ProbabilityTables, Scratch, MAX_HEIGHT, MAX_PASSES,
 };
 
 use super::{BpcError, CodeblockBatch, EncodedBatch};
@@ -13,7 +13,9 @@ use super::{BpcError, CodeblockBatch, EncodedBatch};
 /// Which core form codes each codeblock (both give the same bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CoreForm {
-    /// [`bpc::encode_sequential`] / [`bpc::decode_sequential`] (the faster on CPUs).
+    /// [`bpc::encode_sequential`] / [`bpc::decode_phases`] (the canonical
+    /// order, the faster on CPUs; [`bpc::decode_phases`] decodes like
+    /// [`bpc::decode_sequential`], all lanes of a phase at once).
     #[default]
     Sequential,
     /// [`bpc::encode_lanes`] / [`bpc::decode_lanes`] with 32-lane subgroups.
@@ -311,6 +313,41 @@ pub(crate) fn block_details(
         .collect()
 }
 
+/// What a thread reuses from one codeblock to the next while decoding.
+struct DecodeScratch {
+    state: BigScratch,
+    mags: Box<LaneMagnitudes<MAX_HEIGHT>>,
+}
+
+impl Default for DecodeScratch {
+    fn default() -> Self {
+        DecodeScratch {
+            state: scratch(),
+            mags: Box::new(LaneMagnitudes::new()),
+        }
+    }
+}
+
+thread_local! {
+    /// Each thread's [`DecodeScratch`], kept from one batch to the next.
+    static DECODE_SCRATCH: std::cell::RefCell<DecodeScratch> = Default::default();
+}
+
+crate::fastest! {
+    /// [`bpc::decode_phases`], compiled for the CPU (its 32-lane loops are
+    /// what the v3/v4 copies vectorize).
+    fn decode_phases(
+        params: &CodingParams<'_>,
+        top: Option<u8>,
+        words: &[u16],
+        limits: DecodeLimits,
+        out: bpc::CodeblockMut<'_>,
+        scratch: &mut DecodeScratch,
+    ) -> Result<Decoded, bpc::DecodeError> {
+        bpc::decode_phases(params, top, words, limits, out, &mut scratch.state, &mut scratch.mags)
+    }
+}
+
 /// Decodes `encoded` into an array laid out like `like.coefficients` (same
 /// length; coefficients outside the codeblocks are 0), keeping at most
 /// `max_codewords` codewords of every codeblock (`None`: all).
@@ -347,17 +384,19 @@ pub fn decode_with_limits(
     // the output afterwards because codeblocks may interleave in the array.
     let decoded: Vec<(Vec<i32>, Decoded)> = (0..like.len())
         .into_par_iter()
-        .map_init(scratch, |s, i| {
+        .map(|i| {
             let d = like.blocks[i];
             let mut buf = vec![0i32; d.width * d.height];
             let out = bpc::CodeblockMut::new(&mut buf, d.width, d.width, d.height)
                 .map_err(|source| BpcError::Geometry { block: i, source })?;
             let params = CodingParams::new(tables, d.group);
             let (top, words) = encoded.block(i);
-            let r = match form {
-                CoreForm::Sequential => bpc::decode_sequential(&params, top, words, limits, out, s),
-                CoreForm::Lanes => bpc::decode_lanes(&params, top, words, limits, out, s, 32),
-            };
+            let r = DECODE_SCRATCH.with_borrow_mut(|s| match form {
+                CoreForm::Sequential => decode_phases(&params, top, words, limits, out, s),
+                CoreForm::Lanes => {
+                    bpc::decode_lanes(&params, top, words, limits, out, &mut s.state, 32)
+                }
+            });
             let summary = r.map_err(|source| BpcError::Decode { block: i, source })?;
             Ok((buf, summary))
         })
@@ -370,9 +409,7 @@ pub fn decode_with_limits(
         let mut dst = like.block_mut(i, &mut out)?;
         let w = dst.width();
         for (y, row) in buf.chunks_exact(w).enumerate() {
-            for (x, &v) in row.iter().enumerate() {
-                dst.set(y, x, v);
-            }
+            dst.row_mut(y).copy_from_slice(row);
         }
         summaries.push(summary);
     }

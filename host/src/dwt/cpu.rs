@@ -4,9 +4,11 @@
 //! inner loop runs along contiguous columns); horizontal passes run rows in
 //! parallel. Same arithmetic as [`wavelane_core::dwt`], so the same bits.
 
+mod inverse53;
+
 use rayon::prelude::*;
 use wavelane_core::dwt::volume::{axes_at, check_levels, region_at, total_levels, VolumeLayout};
-use wavelane_core::dwt::{mallat_index, DwtError, ImageLayout, Lifting};
+use wavelane_core::dwt::{mallat_index, DwtError, ImageLayout, Lifting, Wavelet};
 
 use super::{DwtHostError, HostWavelet};
 
@@ -108,6 +110,32 @@ fn lift_rows<W: Lifting>(
     Ok(())
 }
 
+crate::fastest! {
+    /// [`inverse53::columns`], compiled for the CPU.
+    fn columns53(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
+        inverse53::columns(rows, block)
+    }
+}
+
+crate::fastest! {
+    /// [`inverse53::row`] of every row of `rows` (`n` samples each at
+    /// `stride`), compiled for the CPU.
+    fn rows53(rows: &mut [i32], stride: usize, n: usize, line: &mut Vec<i32>, even: &mut Vec<i32>) {
+        line.resize(n, 0);
+        for row in rows.chunks_mut(stride) {
+            let row = &mut row[..n];
+            inverse53::row(row, line, even);
+            row.copy_from_slice(line);
+        }
+    }
+}
+
+/// Whether the inverse 5/3 of [`inverse53`] runs for `W` (its samples are
+/// `i32` then, which the casts below rely on).
+fn direct53<W: HostWavelet>(forward: bool) -> bool {
+    !forward && W::WAVELET == Wavelet::Cdf53
+}
+
 /// Vertical pass of the `l` region, strips of columns in parallel.
 fn vertical<W: HostWavelet>(
     data: &mut [W::Sample],
@@ -128,12 +156,28 @@ fn vertical<W: HostWavelet>(
             rest = b;
         }
     }
+    if direct53::<W>(forward) {
+        strips
+            .into_par_iter()
+            .for_each_init(Vec::new, |block, rows| {
+                let mut rows: Vec<&mut [i32]> = rows
+                    .into_iter()
+                    .map(bytemuck::cast_slice_mut::<W::Sample, i32>)
+                    .collect();
+                columns53(&mut rows, block)
+            });
+        return Ok(());
+    }
     strips
         .into_par_iter()
         .try_for_each_init(Vec::new, |block, mut rows| {
             lift_rows::<W>(&mut rows, block, forward)
         })
 }
+
+/// Rows per task of the horizontal 5/3 inverse: enough to amortize the
+/// dispatch, few enough to spread a small level over the threads.
+const ROWS_PER_TASK: usize = 8;
 
 /// Horizontal pass of the `l` region, rows in parallel.
 fn horizontal<W: HostWavelet>(
@@ -143,6 +187,15 @@ fn horizontal<W: HostWavelet>(
 ) -> Result<(), DwtError> {
     let n = l.width;
     if n < 2 {
+        return Ok(());
+    }
+    if direct53::<W>(forward) && l.height > 0 {
+        let rows = &mut data[..(l.height - 1) * l.stride + n];
+        let rows = bytemuck::cast_slice_mut::<W::Sample, i32>(rows);
+        rows.par_chunks_mut(l.stride * ROWS_PER_TASK).for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(line, even), chunk| rows53(chunk, l.stride, n, line, even),
+        );
         return Ok(());
     }
     data.par_chunks_mut(l.stride)

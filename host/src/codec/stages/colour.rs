@@ -57,10 +57,8 @@ fn host_forward(image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
 }
 
 fn host_inverse(planes: &mut [Vec<i32>], header: &Header) {
-    colour::inverse(header.colour, planes);
-    for p in planes.iter_mut() {
-        colour::shift_out(p, header.bit_depth, header.signed, header.fraction_bits);
-    }
+    let (depth, signed, fraction) = (header.bit_depth, header.signed, header.fraction_bits);
+    colour::inverse_shift_out(header.colour, planes, depth, signed, fraction);
 }
 
 /// The level-shifted samples of every plane in one allocation, laid out as
