@@ -18,6 +18,7 @@ use crate::backend::Backend;
 use crate::codec::file::{Container, ReadOptions};
 use crate::codec::format::{FormatError, MAGIC as WL_MAGIC};
 use crate::vle::{self, format::MAGIC as WLV_MAGIC};
+use crate::volume::format::{is_volume, VolumeContainer};
 
 /// The file kinds `verify` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -27,6 +28,8 @@ pub enum Kind {
     Wl,
     /// A `.wlv` VLE file.
     Wlv,
+    /// A volume `.wl` file (docs/format.md, "Volume `.wl` files").
+    Volume,
     /// Neither magic matched (or the file is shorter than a magic).
     Unknown,
 }
@@ -175,12 +178,48 @@ fn verify_wlv(bytes: &[u8], v: &mut Verified) {
     }
 }
 
+/// A volume file: its header and index as the decoder parses them (the
+/// header CRC among them), its length, and every segment's CRC. The voxel
+/// budget is not applied: checking allocates only the codeblock list,
+/// which the parser bounds by the file's own index bytes.
+fn verify_volume(bytes: &[u8], v: &mut Verified) {
+    match VolumeContainer::parse(bytes, u64::MAX) {
+        Ok(c) => {
+            v.expected_bytes = Some(bytes.len() as u64);
+            for (k, s) in c.segments.iter().enumerate() {
+                if c.check_segment(k).is_err() {
+                    v.problems.push(format!(
+                        "segment {k} (resolution {}, layer {}, bytes {}..{}): CRC mismatch",
+                        s.resolution,
+                        s.layer,
+                        s.offset,
+                        s.offset + s.len
+                    ));
+                }
+            }
+        }
+        Err(FormatError::Truncated {
+            what: "volume data",
+            needed,
+            available,
+        }) => {
+            v.expected_bytes = Some(needed);
+            v.problems.push(format!(
+                "truncated: {available} of the {needed} bytes its index promises"
+            ));
+        }
+        Err(e) => v.problems.push(e.to_string()),
+    }
+}
+
 /// Checks the bytes of one file.
 pub fn verify_bytes(bytes: &[u8]) -> Verified {
     let kind = if bytes.starts_with(&WL_MAGIC) {
         Kind::Wl
     } else if bytes.starts_with(&WLV_MAGIC) {
         Kind::Wlv
+    } else if is_volume(bytes) {
+        Kind::Volume
     } else {
         Kind::Unknown
     };
@@ -194,9 +233,10 @@ pub fn verify_bytes(bytes: &[u8]) -> Verified {
     match kind {
         Kind::Wl => verify_wl(bytes, &mut v),
         Kind::Wlv => verify_wlv(bytes, &mut v),
+        Kind::Volume => verify_volume(bytes, &mut v),
         Kind::Unknown => v
             .problems
-            .push("not a wavelane file (neither the .wl nor the .wlv magic)".into()),
+            .push("not a wavelane file (no .wl, .wlv or volume magic)".into()),
     }
     v
 }
@@ -248,5 +288,35 @@ mod tests {
         assert_eq!(v.damaged[0].segment, k);
         assert!(v.problems[0].contains("codeblocks"), "{}", v.problems[0]);
         assert_eq!(verify_bytes(b"hello").kind, Kind::Unknown);
+    }
+
+    #[test]
+    fn good_cut_and_damaged_volume_files() {
+        use crate::volume::{self, SampleType, Volume, VolumeOptions};
+        let vol = Volume::from_fn(20, 12, 9, SampleType::I16, |x, y, z| {
+            (x * y) as i32 - 40 * z as i32
+        });
+        let bytes = volume::encode_volume(&vol, &VolumeOptions::lossless(), &Backend::Cpu)
+            .unwrap()
+            .bytes;
+        let good = verify_bytes(&bytes);
+        assert_eq!(good.kind, Kind::Volume);
+        assert!(good.ok(), "{:?}", good.problems);
+        let cut = verify_bytes(&bytes[..bytes.len() - 3]);
+        assert!(
+            !cut.ok() && cut.problems[0].starts_with("truncated"),
+            "{:?}",
+            cut.problems
+        );
+        assert_eq!(cut.expected_bytes, Some(bytes.len() as u64));
+        let mut bad = bytes.clone();
+        let last = bad.len() - 2;
+        bad[last] ^= 0x10;
+        let v = verify_bytes(&bad);
+        assert!(
+            v.problems.iter().any(|p| p.contains("CRC mismatch")),
+            "{:?}",
+            v.problems
+        );
     }
 }

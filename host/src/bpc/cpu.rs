@@ -289,12 +289,14 @@ pub fn encode_with_cuts(
 
 /// One codeblock coded on the CPU with its details: top bitplane,
 /// codewords, pass records and (where asked for) cut decreases.
+#[cfg(feature = "gpu")]
 pub(crate) type BlockDetails = (Option<u8>, Vec<u16>, Vec<PassRecord>, CutDecreases);
 
 /// The blocks `which` of `batch` coded on the CPU with their pass records
 /// and, with `cuts`, their [`CutDecreases`] (sequential form): what the GPU
 /// driver falls back to for codeblocks whose decreases could overflow its
 /// 64-bit sums ([`super::gpu::records_fit`]).
+#[cfg(feature = "gpu")]
 pub(crate) fn block_details(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,

@@ -1,7 +1,7 @@
 //! Volumes end to end: NIfTI-1, multi-page TIFF and raw volumes in
 //! ([`io`]), the 3-D DWT with a level count per axis, BPC-PaCo on the 2-D
 //! codeblocks of the subbands' slices, PCRD-Opt over the whole volume, in
-//! a versioned volume container ([`format`], docs/format.md "Volume
+//! a versioned volume container ([`format`](mod@format), docs/format.md "Volume
 //! files"); decoding of any range of slices reading only the codeblocks
 //! it needs. docs/volumes.md is the user's guide.
 //!
