@@ -38,6 +38,7 @@ pub fn run(args: VerifyArgs) -> CliResult {
                 let kind = match v.kind {
                     Kind::Wl => "wl",
                     Kind::Wlv => "wlv",
+                    Kind::Volume => "volume",
                     Kind::Unknown => "unknown",
                 };
                 let line = if v.ok() {
