@@ -297,6 +297,9 @@ pub fn info_file(input: &Path, json: bool) -> CliResult {
             .ok()
             .map(|i| i.voxel_size)
     });
+    // The header's f32s as the shortest decimals that read back as them
+    // (0.8, not the f64 widening 0.800000011920929).
+    let voxel_size_json = voxel_size.map(|v| v.map(|x| x.to_string().parse().unwrap_or(x as f64)));
     let resolutions: Vec<Vec<usize>> = (0..h.resolutions())
         .map(|r| {
             c.segments
@@ -324,7 +327,7 @@ pub fn info_file(input: &Path, json: bool) -> CliResult {
             "tables": h.tables.name(),
             "bits_per_voxel": bytes.len() as f64 * 8.0 / h.voxels() as f64,
             "nifti_header": h.nifti_header.is_some(),
-            "voxel_size": voxel_size,
+            "voxel_size": voxel_size_json,
             "segment_bytes": resolutions,
             "crc_ok": crc_ok,
         });
