@@ -72,7 +72,7 @@ pub enum Command {
     Dwt(dwt::DwtArgs),
     /// Huffman-compress any file to .wlv, or decompress one (CPU or GPU).
     Vle(vle::VleArgs),
-    /// Check .wl and .wlv files (structure, completeness, every CRC) without decoding the image.
+    /// Check .wl, .wlv and volume files (structure, completeness, every CRC) without decoding.
     Verify(verify::VerifyArgs),
     /// Volumes (MRI, CT: .nii, .nii.gz, TIFF stacks, raw) to volume .wl files and back; info.
     Volume(volume::VolumeArgs),
