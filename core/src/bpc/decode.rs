@@ -41,6 +41,45 @@ pub(super) fn prepare_decode<const ROWS: usize>(
     Ok(codewords.len().min(limits.max_codewords))
 }
 
+/// A decoder form as the pass loop sees it: the sequential, the lane and
+/// the phase forms differ in how they run a pass, not in which passes run
+/// or when they stop.
+pub(super) trait PassDecoder {
+    /// Decodes a significance pass (a cleanup pass with `cleanup`); false
+    /// when the codewords ran out inside it.
+    fn significance_pass(&mut self, j: u8, plane: &PlaneTables, cleanup: bool) -> bool;
+    /// Decodes a refinement pass; false when the codewords ran out inside it.
+    fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> bool;
+}
+
+/// Runs the passes of a block with top bitplane `m` in schedule order,
+/// up to `limits.max_passes` or until the codewords run out; returns the
+/// passes completed. The one pass loop of every decoder form.
+pub(super) fn decode_passes(
+    dec: &mut impl PassDecoder,
+    params: &CodingParams<'_>,
+    m: u8,
+    limits: DecodeLimits,
+) -> usize {
+    let mut completed = 0;
+    for (kind, j) in PassSchedule::new(params.mode(), Some(m)) {
+        if completed >= limits.max_passes {
+            break;
+        }
+        let plane = params.tables.plane(params.group, j);
+        let done = match kind {
+            PassKind::Significance => dec.significance_pass(j, &plane, false),
+            PassKind::Refinement => dec.refinement_pass(j, &plane),
+            PassKind::Cleanup => dec.significance_pass(j, &plane, true),
+        };
+        if !done {
+            break;
+        }
+        completed += 1;
+    }
+    completed
+}
+
 /// The result once the passes ran: checks that a complete decode used every
 /// codeword it was given.
 pub(super) fn finish(
@@ -117,22 +156,7 @@ pub fn decode_sequential<const ROWS: usize>(
         present,
         three_pass: mode == Mode::ThreePass,
     };
-    let mut completed = 0;
-    for (kind, j) in PassSchedule::new(mode, Some(m)) {
-        if completed >= limits.max_passes {
-            break;
-        }
-        let plane = params.tables.plane(params.group, j);
-        let done = match kind {
-            PassKind::Significance => dec.significance_pass(j, &plane, false),
-            PassKind::Refinement => dec.refinement_pass(j, &plane),
-            PassKind::Cleanup => dec.significance_pass(j, &plane, true),
-        };
-        if !done {
-            break;
-        }
-        completed += 1;
-    }
+    let completed = decode_passes(&mut dec, params, m, limits);
     finish(mode, top, completed, dec.coders.next as usize, available)
 }
 
@@ -143,6 +167,16 @@ struct Sequential<'a, 'b, const ROWS: usize> {
     words: &'a [u16],
     present: [u32; 2],
     three_pass: bool,
+}
+
+impl<const ROWS: usize> PassDecoder for Sequential<'_, '_, ROWS> {
+    fn significance_pass(&mut self, j: u8, plane: &PlaneTables, cleanup: bool) -> bool {
+        Self::significance_pass(self, j, plane, cleanup)
+    }
+
+    fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> bool {
+        Self::refinement_pass(self, j, plane)
+    }
 }
 
 impl<const ROWS: usize> Sequential<'_, '_, ROWS> {

@@ -13,15 +13,12 @@
 
 use super::coder::{reserve_slots, LaneDecoders};
 use super::context::{Neighbours, SignNeighbours};
-use super::decode::{finish, prepare_decode, refined, signed};
+use super::decode::{decode_passes, finish, prepare_decode, refined, signed, PassDecoder};
 use super::lut::PlaneTables;
 use super::record::half_step;
 use super::sequential::lanes;
 use super::state::present_mask;
-use super::{
-    CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, PassKind, PassSchedule,
-    Scratch, LANES,
-};
+use super::{CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch, LANES};
 
 /// Equal to [`decode_sequential`](super::decode_sequential) for every input
 /// (same output, summary and errors), computed the way the GPU team does
@@ -54,22 +51,7 @@ pub fn decode_lanes<const ROWS: usize>(
         three_pass: mode == Mode::ThreePass,
         subgroup_size,
     };
-    let mut completed = 0;
-    for (kind, j) in PassSchedule::new(mode, Some(m)) {
-        if completed >= limits.max_passes {
-            break;
-        }
-        let plane = params.tables.plane(params.group, j);
-        let done = match kind {
-            PassKind::Significance => team.significance_pass(j, &plane, false),
-            PassKind::Refinement => team.refinement_pass(j, &plane),
-            PassKind::Cleanup => team.significance_pass(j, &plane, true),
-        };
-        if !done {
-            break;
-        }
-        completed += 1;
-    }
+    let completed = decode_passes(&mut team, params, m, limits);
     finish(mode, top, completed, team.coders.next as usize, available)
 }
 
@@ -89,6 +71,16 @@ struct Phase {
     decoded: u32,
     symbols: u32,
     stopped: bool,
+}
+
+impl<const ROWS: usize> PassDecoder for Team<'_, '_, ROWS> {
+    fn significance_pass(&mut self, j: u8, plane: &PlaneTables, cleanup: bool) -> bool {
+        Self::significance_pass(self, j, plane, cleanup)
+    }
+
+    fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> bool {
+        Self::refinement_pass(self, j, plane)
+    }
 }
 
 impl<const ROWS: usize> Team<'_, '_, ROWS> {

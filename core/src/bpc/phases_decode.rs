@@ -24,15 +24,12 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::context::{Neighbours, SignNeighbours};
-use super::decode::{finish, prepare_decode};
+use super::decode::{decode_passes, finish, prepare_decode, PassDecoder};
 use super::lut::PlaneTables;
 use super::record::half_step;
 use super::sequential::lanes;
 use super::state::present_mask;
-use super::{
-    CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, PassKind, PassSchedule,
-    Scratch, LANES,
-};
+use super::{CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch, LANES};
 
 /// Largest interval size, `2^W - 1`.
 /// Every coefficient's magnitude while a codeblock decodes, lane by lane:
@@ -210,22 +207,7 @@ pub fn decode_phases<const ROWS: usize>(
         present,
         three_pass: mode == Mode::ThreePass,
     };
-    let mut completed = 0;
-    for (kind, j) in PassSchedule::new(mode, Some(m)) {
-        if completed >= limits.max_passes {
-            break;
-        }
-        let plane = params.tables.plane(params.group, j);
-        let done = match kind {
-            PassKind::Significance => dec.significance_pass(j, &plane, false),
-            PassKind::Refinement => dec.refinement_pass(j, &plane),
-            PassKind::Cleanup => dec.significance_pass(j, &plane, true),
-        };
-        if !done {
-            break;
-        }
-        completed += 1;
-    }
+    let completed = decode_passes(&mut dec, params, m, limits);
     dec.write(&mut out);
     let used = dec.coders.next as usize;
     finish(mode, top, completed, used, available)
@@ -239,6 +221,16 @@ struct Phases<'a, const ROWS: usize> {
     words: &'a [u16],
     present: [u32; 2],
     three_pass: bool,
+}
+
+impl<const ROWS: usize> PassDecoder for Phases<'_, ROWS> {
+    fn significance_pass(&mut self, j: u8, plane: &PlaneTables, cleanup: bool) -> bool {
+        Self::significance_pass(self, j, plane, cleanup)
+    }
+
+    fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> bool {
+        Self::refinement_pass(self, j, plane)
+    }
 }
 
 impl<const ROWS: usize> Phases<'_, ROWS> {
