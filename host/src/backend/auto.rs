@@ -19,8 +19,7 @@
 use super::BackendKind;
 
 /// Where the measurements behind the crossovers are, for reports.
-pub const MEASURED_IN: &str =
-    "docs/perf/codec.md, \"Where `auto` takes the GPU\" (H200 host, 2026-11-24)";
+pub const MEASURED_IN: &str = "docs/perf/codec.md, \"Where `auto` takes the GPU\"";
 
 /// What a command is about to run, for `auto` to weigh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
