@@ -123,11 +123,16 @@ pub fn run(args: DecodeArgs) -> CliResult {
     if let [input] = args.inputs.as_slice() {
         if crate::volume::is_volume_file(input) {
             let slices = args.slices.as_deref().map(crate::volume::parse_slices);
+            let options = wavelane::volume::VolumeDecodeOptions {
+                slices: slices.transpose()?,
+                layers: args.layers,
+                partial: args.partial,
+                ..Default::default()
+            };
             return crate::volume::decode_file(
                 input,
                 &args.output,
-                slices.transpose()?,
-                args.layers,
+                &options,
                 args.backend,
                 args.json,
             );

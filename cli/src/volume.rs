@@ -13,6 +13,7 @@ use crate::args::BackendArg;
 use wavelane::backend::Backend;
 use wavelane::codec::format::wavelet_name;
 use wavelane::output::AtomicFile;
+use wavelane::verify;
 use wavelane::volume::format::VolumeContainer;
 use wavelane::volume::io::{self, RawSpec, DEFAULT_MAX_VOXELS};
 use wavelane::volume::{self, SampleType, VolumeDecodeOptions, VolumeOptions, VolumeTarget};
@@ -37,7 +38,8 @@ pub enum VolumeCommand {
     /// Decode a volume .wl file to .nii, .nii.gz, .tif or .raw (by the extension).
     #[command(after_help = "Examples:\n  \
         wavelane volume decode head.wl -o head.nii.gz\n  \
-        wavelane volume decode head.wl -o mid.nii --slices 60..63 --layers 2")]
+        wavelane volume decode head.wl -o mid.nii --slices 60..63 --layers 2\n  \
+        wavelane volume decode damaged.wl -o rescued.nii --partial")]
     Decode(VolumeDecodeArgs),
     /// Describe a volume .wl file: dimensions, depth, per-axis levels, sizes.
     Info(VolumeInfoArgs),
@@ -104,6 +106,10 @@ pub struct VolumeDecodeArgs {
     /// Decode only the first N quality layers.
     #[arg(long, value_name = "N")]
     pub layers: Option<u8>,
+    /// Decode what is intact of a cut or damaged file (with a warning per
+    /// segment left out) instead of failing.
+    #[arg(long)]
+    pub partial: bool,
     /// Where the transform and decoder run.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
@@ -232,29 +238,30 @@ pub fn encode_file(
 
 fn decode(a: VolumeDecodeArgs) -> CliResult {
     let slices = a.slices.as_deref().map(parse_slices).transpose()?;
-    decode_file(&a.input, &a.output, slices, a.layers, a.backend, a.json)
+    let options = VolumeDecodeOptions {
+        slices,
+        layers: a.layers,
+        partial: a.partial,
+        ..VolumeDecodeOptions::default()
+    };
+    decode_file(&a.input, &a.output, &options, a.backend, a.json)
 }
 
 /// Decodes one volume file (also `wavelane decode`'s path for volume files).
 pub fn decode_file(
     input: &Path,
     output: &Path,
-    slices: Option<(usize, usize)>,
-    layers: Option<u8>,
+    options: &VolumeDecodeOptions,
     backend: BackendArg,
     json: bool,
 ) -> CliResult {
     let bytes = std::fs::read(input)?;
     let backend = Backend::select(backend.into())?;
-    let options = VolumeDecodeOptions {
-        slices,
-        layers,
-        ..VolumeDecodeOptions::default()
-    };
-    let dec = volume::decode_volume(&bytes, &options, &backend)
-        .map_err(|e| format!("{}: {e}", input.display()))?;
-    io::save(output, &dec.volume)?;
+    let dec =
+        volume::decode_volume(&bytes, options, &backend).map_err(|e| explain(input, &bytes, e))?;
     let r = &dec.report;
+    warn_left_out(input, &bytes, r);
+    io::save(output, &dec.volume)?;
     let v = &dec.volume;
     if json {
         let mut j = serde_json::to_value(r)?;
@@ -264,7 +271,7 @@ pub fn decode_file(
         println!("{}", serde_json::to_string_pretty(&j)?);
     } else {
         println!(
-            "{} -> {}: {}x{}x{} {}, {} of {} codeblocks, {} layers, {:.3} s on {}",
+            "{} -> {}: {}x{}x{} {}, {} of {} codeblocks, {} layers{}, {:.3} s on {}",
             input.display(),
             output.display(),
             v.width,
@@ -274,11 +281,79 @@ pub fn decode_file(
             r.blocks_decoded,
             r.blocks_total,
             r.layers,
+            match r.damaged_segments.len() + r.missing_segments.len() {
+                0 => String::new(),
+                n => format!(" ({n} segment(s) left out)"),
+            },
             r.seconds,
             r.backend
         );
     }
     Ok(())
+}
+
+/// A decode error, naming the damaged segment and its codeblocks and
+/// pointing to `--partial` where what is intact could be decoded.
+fn explain(input: &Path, bytes: &[u8], e: volume::VolumeError) -> String {
+    use wavelane::codec::FormatError;
+    let hint = "(decode what is intact with --partial)";
+    match e {
+        volume::VolumeError::Format(FormatError::SegmentCrc {
+            resolution, layer, ..
+        }) => {
+            let c = VolumeContainer::parse(bytes, u64::MAX);
+            let k = c.as_ref().ok().and_then(|c| {
+                c.segments
+                    .iter()
+                    .position(|s| s.resolution == resolution && s.layer == layer)
+                    .map(|k| verify::volume_damaged_segment(c, k).to_string())
+            });
+            match k {
+                Some(d) => format!("{}: {d} {hint}", input.display()),
+                None => format!("{}: {e} {hint}", input.display()),
+            }
+        }
+        volume::VolumeError::Format(FormatError::Truncated {
+            what: "volume data",
+            needed,
+            available,
+        }) => format!(
+            "{}: truncated: {available} of the {needed} bytes its index promises {hint}",
+            input.display()
+        ),
+        e => format!("{}: {e}", input.display()),
+    }
+}
+
+/// One warning on stderr per segment a `--partial` decode left out.
+fn warn_left_out(input: &Path, bytes: &[u8], r: &volume::VolumeDecodeReport) {
+    if r.file_bytes < r.expected_bytes {
+        eprintln!(
+            "wavelane: warning: {}: truncated ({} of {} bytes), decoded what is there",
+            input.display(),
+            r.file_bytes,
+            r.expected_bytes
+        );
+    }
+    if r.damaged_segments.is_empty() && r.missing_segments.is_empty() {
+        return;
+    }
+    let Ok(c) = VolumeContainer::parse_prefix(bytes, u64::MAX) else {
+        return;
+    };
+    for &k in &r.damaged_segments {
+        let d = verify::volume_damaged_segment(&c, k);
+        eprintln!("wavelane: warning: {}: left out {d}", input.display());
+    }
+    for &k in &r.missing_segments {
+        let s = c.segments[k];
+        eprintln!(
+            "wavelane: warning: {}: left out segment {k} (resolution {}, layer {}): missing from the cut file",
+            input.display(),
+            s.resolution,
+            s.layer
+        );
+    }
 }
 
 fn info(a: VolumeInfoArgs) -> CliResult {

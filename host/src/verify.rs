@@ -77,7 +77,7 @@ pub struct Verified {
     /// Bytes the file's own header and index promise (`None` where its
     /// structure could not be read that far).
     pub expected_bytes: Option<u64>,
-    /// Segments whose CRC fails (`.wl` only).
+    /// Segments whose CRC fails (`.wl` and volume files).
     pub damaged: Vec<DamagedSegment>,
     /// Everything wrong, one message each; empty for a good file.
     pub problems: Vec<String>,
@@ -181,34 +181,44 @@ fn verify_wlv(bytes: &[u8], v: &mut Verified) {
 /// A volume file: its header and index as the decoder parses them (the
 /// header CRC among them), its length, and every segment's CRC. The voxel
 /// budget is not applied: checking allocates only the codeblock list,
-/// which the parser bounds by the file's own index bytes.
+/// which the parser bounds by the file's own index bytes. A cut file is
+/// read as far as it goes, so that the segments before the cut are
+/// checked too.
 fn verify_volume(bytes: &[u8], v: &mut Verified) {
-    match VolumeContainer::parse(bytes, u64::MAX) {
-        Ok(c) => {
-            v.expected_bytes = Some(bytes.len() as u64);
-            for (k, s) in c.segments.iter().enumerate() {
-                if c.check_segment(k).is_err() {
-                    v.problems.push(format!(
-                        "segment {k} (resolution {}, layer {}, bytes {}..{}): CRC mismatch",
-                        s.resolution,
-                        s.layer,
-                        s.offset,
-                        s.offset + s.len
-                    ));
-                }
-            }
+    let c = match VolumeContainer::parse_prefix(bytes, u64::MAX) {
+        Ok(c) => c,
+        Err(e) => {
+            v.problems.push(e.to_string());
+            return;
         }
-        Err(FormatError::Truncated {
-            what: "volume data",
-            needed,
-            available,
-        }) => {
-            v.expected_bytes = Some(needed);
-            v.problems.push(format!(
-                "truncated: {available} of the {needed} bytes its index promises"
-            ));
+    };
+    v.expected_bytes = Some(c.full_len);
+    if !c.is_complete() {
+        v.problems.push(format!(
+            "truncated: {} of the {} bytes its index promises",
+            bytes.len(),
+            c.full_len
+        ));
+    }
+    for k in 0..c.segments.len() {
+        if let Err(FormatError::SegmentCrc { .. }) = c.check_segment(k) {
+            let d = volume_damaged_segment(&c, k);
+            v.problems.push(d.to_string());
+            v.damaged.push(d);
         }
-        Err(e) => v.problems.push(e.to_string()),
+    }
+}
+
+/// Describes segment `k` of a parsed volume file as damaged.
+pub fn volume_damaged_segment(c: &VolumeContainer<'_>, k: usize) -> DamagedSegment {
+    let s = c.segments[k];
+    DamagedSegment {
+        segment: k,
+        resolution: s.resolution,
+        layer: s.layer,
+        offset: s.offset as u64,
+        len: s.len as u64,
+        codeblocks: c.segment_codeblocks(k),
     }
 }
 

@@ -17,6 +17,7 @@ use super::types::{Volume, VolumeError};
 use crate::backend::Backend;
 use crate::bpc::{cpu, CodeblockBatch, EncodedBatch};
 use crate::codec::colour::shift_out;
+use crate::codec::format::FormatError;
 use crate::codec::quant::{dequantize_i32, half_bin, UNIT_STEP};
 
 /// Options of [`decode_volume`].
@@ -29,6 +30,10 @@ pub struct VolumeDecodeOptions {
     pub layers: Option<u8>,
     /// Memory budget in voxels.
     pub max_voxels: u64,
+    /// Decode what is intact of a damaged or cut file instead of failing:
+    /// a segment that is missing or fails its CRC ends its resolution's
+    /// layers there (docs/format.md, "Damaged files").
+    pub partial: bool,
 }
 
 impl Default for VolumeDecodeOptions {
@@ -37,6 +42,7 @@ impl Default for VolumeDecodeOptions {
             slices: None,
             layers: None,
             max_voxels: DEFAULT_MAX_VOXELS,
+            partial: false,
         }
     }
 }
@@ -52,6 +58,16 @@ pub struct VolumeDecodeReport {
     pub blocks_total: usize,
     /// Layers decoded.
     pub layers: usize,
+    /// Bytes of the file read, and the bytes its index promises (equal
+    /// unless `partial` decoded a cut file).
+    pub file_bytes: u64,
+    /// See `file_bytes`.
+    pub expected_bytes: u64,
+    /// Segments (file order) left out by `partial` because they fail their
+    /// CRC.
+    pub damaged_segments: Vec<usize>,
+    /// Segments left out by `partial` because the file ends before them.
+    pub missing_segments: Vec<usize>,
     /// Seconds.
     pub seconds: f64,
 }
@@ -72,7 +88,10 @@ pub fn decode_volume(
     backend: &Backend,
 ) -> Result<VolumeDecoded, VolumeError> {
     let start = Instant::now();
-    let c = VolumeContainer::parse(bytes, o.max_voxels)?;
+    let c = match o.partial {
+        true => VolumeContainer::parse_prefix(bytes, o.max_voxels)?,
+        false => VolumeContainer::parse(bytes, o.max_voxels)?,
+    };
     let h = &c.header;
     let dims = h.dims_usize();
     let levels = h.levels_u32();
@@ -100,10 +119,23 @@ pub fn decode_volume(
             matches!(needed[blk.geometry.band as usize], Some((f, e)) if (f..=e).contains(&blk.z))
         })
         .collect();
+    // Layers decoded per resolution: fewer where `partial` leaves out a
+    // segment, since a block's later layers continue its earlier ones.
+    let mut layers_of = vec![layers; h.resolutions()];
+    let (mut damaged_segments, mut missing_segments) = (Vec::new(), Vec::new());
     for (k, s) in c.segments.iter().enumerate() {
-        if s.layer < layers {
-            c.check_segment(k)?;
+        if s.layer >= layers {
+            continue;
         }
+        match c.check_segment(k) {
+            Err(FormatError::SegmentCrc { .. }) if o.partial => damaged_segments.push(k),
+            Err(FormatError::Truncated { .. }) if o.partial => missing_segments.push(k),
+            other => {
+                other?;
+                continue;
+            }
+        }
+        layers_of[s.resolution] = layers_of[s.resolution].min(s.layer);
     }
     // The chosen blocks' codewords of the kept layers, in a batch over the
     // whole volume.
@@ -115,7 +147,7 @@ pub fn decode_volume(
     };
     for &i in &chosen {
         encoded.tops.push(c.index.tops[i]);
-        for l in 0..layers {
+        for l in 0..layers_of[c.blocks[i].geometry.resolution as usize] {
             let at = offsets[i * file_layers + l];
             let n = c.index.counts[i * file_layers + l] as usize;
             let words = c.bytes[at..at + 2 * n]
@@ -176,6 +208,10 @@ pub fn decode_volume(
         blocks_decoded: chosen.len(),
         blocks_total: c.blocks.len(),
         layers,
+        file_bytes: bytes.len() as u64,
+        expected_bytes: c.full_len,
+        damaged_segments,
+        missing_segments,
         seconds: start.elapsed().as_secs_f64(),
     };
     Ok(VolumeDecoded { volume, report })

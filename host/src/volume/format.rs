@@ -268,7 +268,10 @@ pub struct VolumeContainer<'a> {
     pub segments: Vec<Segment>,
     /// Bytes of the main header (through its CRC).
     pub header_len: usize,
-    /// The whole file.
+    /// Bytes the header and index promise: the whole file's length.
+    pub full_len: u64,
+    /// The file's bytes (a prefix of them where [`Self::parse_prefix`]
+    /// read a cut file).
     pub bytes: &'a [u8],
 }
 
@@ -282,6 +285,23 @@ impl<'a> VolumeContainer<'a> {
     /// `max_voxels` voxels. The segment CRCs are checked by
     /// [`Self::check_segment`], so that a decoder checks only what it reads.
     pub fn parse(bytes: &'a [u8], max_voxels: u64) -> Result<Self, FormatError> {
+        Self::parse_inner(bytes, max_voxels, false)
+    }
+
+    /// Parses a file that may have lost its end: the header and index must
+    /// be whole and valid, but the data may stop anywhere. The segments
+    /// past the end are then reported missing by [`Self::check_segment`]
+    /// (`decode --partial` and `verify`; docs/format.md, "Damaged files").
+    pub fn parse_prefix(bytes: &'a [u8], max_voxels: u64) -> Result<Self, FormatError> {
+        Self::parse_inner(bytes, max_voxels, true)
+    }
+
+    /// Whether every byte the index promises is there.
+    pub fn is_complete(&self) -> bool {
+        self.bytes.len() as u64 >= self.full_len
+    }
+
+    fn parse_inner(bytes: &'a [u8], max_voxels: u64, prefix: bool) -> Result<Self, FormatError> {
         let mut c = Cursor::new(bytes, "volume header");
         if c.array::<8>()? != VOLUME_MAGIC {
             return Err(FormatError::BadMagic);
@@ -413,7 +433,7 @@ impl<'a> VolumeContainer<'a> {
                 rule: "must end right after the segment CRCs and the header CRC",
             });
         }
-        if pos > bytes.len() as u64 {
+        if pos > bytes.len() as u64 && !prefix {
             return Err(FormatError::Truncated {
                 what: "volume data",
                 needed: pos,
@@ -429,13 +449,24 @@ impl<'a> VolumeContainer<'a> {
             index,
             segments,
             header_len,
+            full_len: pos,
             bytes,
         })
     }
 
-    /// Checks the CRC-32 of segment `k`.
+    /// Checks that segment `k` is there (`Truncated` where a cut file
+    /// lost some of it) and that its CRC-32 matches (`SegmentCrc`).
     pub fn check_segment(&self, k: usize) -> Result<(), FormatError> {
         let s = self.segments[k];
+        let end = (s.offset + s.len) as u64;
+        // An empty segment holds nothing to lose, wherever a cut falls.
+        if s.len > 0 && end > self.bytes.len() as u64 {
+            return Err(FormatError::Truncated {
+                what: "volume data segment",
+                needed: end,
+                available: self.bytes.len() as u64,
+            });
+        }
         if let Some(stored) = s.crc {
             let computed = crc32fast::hash(&self.bytes[s.offset..s.offset + s.len]);
             if computed != stored {
@@ -448,6 +479,22 @@ impl<'a> VolumeContainer<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The first and last codeblock (file order) with codewords in segment
+    /// `k`: a segment CRC cannot tell which of them holds a changed byte.
+    pub fn segment_codeblocks(&self, k: usize) -> (usize, usize) {
+        let s = self.segments[k];
+        let layers = self.header.layers as usize;
+        let has_data = |i: usize| {
+            self.blocks[i].geometry.resolution as usize == s.resolution
+                && self.index.counts[i * layers + s.layer] > 0
+        };
+        let first = (0..self.blocks.len()).find(|&i| has_data(i)).unwrap_or(0);
+        let last = (0..self.blocks.len())
+            .rfind(|&i| has_data(i))
+            .unwrap_or(first);
+        (first, last)
     }
 
     /// Where each block's codewords of each layer start: byte offsets at

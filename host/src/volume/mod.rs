@@ -30,4 +30,6 @@ pub use plan::{default_levels, subband_energy_3d, VolumeOptions, VolumeTarget};
 pub use types::{SampleType, Volume, VolumeError};
 
 #[cfg(test)]
+mod partial_tests;
+#[cfg(test)]
 mod tests;
