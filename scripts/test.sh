@@ -40,6 +40,7 @@ for crate in clap indicatif vulkano; do
         exit 1
     fi
 done
+RUSTDOCFLAGS="-D warnings" cargo doc -p wavelane-core --no-deps
 RUSTDOCFLAGS="-D warnings" cargo doc -p wavelane --no-deps
 RUSTDOCFLAGS="-D warnings" cargo doc -p wavelane --no-deps --no-default-features
 

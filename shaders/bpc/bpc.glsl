@@ -1,7 +1,7 @@
 // BPC-PaCo shared by bpc_encode and bpc_decode: the team of 32
 // lanes that codes one codeblock, its state maps, context formation and the
 // probability lookup. Mirrors wavelane_core::bpc (state.rs, context.rs,
-// coder.rs reserve_slots, lanes_encode.rs / lanes_decode.rs).
+// coder.rs reserve_slots, encode/lanes.rs / decode/lanes.rs).
 //
 // One workgroup of 32 invocations is one codeblock; invocation `lane` owns
 // columns 2*lane and 2*lane+1. Lanes are numbered like the scan shader's

@@ -1,5 +1,5 @@
 // BPC-PaCo decoder: one workgroup (a team of 32 lanes) per codeblock, the
-// GLSL twin of wavelane_core::bpc::decode_lanes (core lanes_decode.rs),
+// GLSL twin of wavelane_core::bpc::decode_lanes (core bpc/decode/lanes.rs),
 // including truncated streams: after a phase's slot reservation lane t
 // decodes iff the slots of lanes 0..=t exist (slot + need <= available),
 // and the codeblock stops when a reserved slot does not.

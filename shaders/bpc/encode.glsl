@@ -1,5 +1,5 @@
 // BPC-PaCo encoder: one workgroup (a team of 32 lanes) per codeblock, the
-// GLSL twin of wavelane_core::bpc::encode_lanes (core lanes_encode.rs).
+// GLSL twin of wavelane_core::bpc::encode_lanes (core bpc/encode/lanes.rs).
 // Body of bpc_encode, bpc_encode64 and bpc_encode_records (either mode;
 // BPC_RECORDS also writes the rate-control records, bpc/records.glsl);
 // bpc_encode64_2pass has its own, bpc/encode_planes.glsl. Both share

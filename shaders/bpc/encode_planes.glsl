@@ -1,6 +1,6 @@
 // BPC-PaCo encoder for 2 passes per bitplane, the plane-map form: body of
 // bpc_encode64_2pass (BPC_TWO_PASS, BPC_MAX_ROWS 64). Same bytes as
-// bpc/encode.glsl and core lanes_encode.rs, which remains the
+// bpc/encode.glsl and core bpc/encode/lanes.rs, which remains the
 // reference; what differs is where a step finds its state. Same bindings
 // and push constants as bpc/encode.glsl (the host drives both
 // alike).

@@ -1,5 +1,5 @@
 // The rate-control records of the BPC-PaCo encoder (BPC_RECORDS builds of
-// bpc/encode.glsl): per pass the record of core sequential.rs `walk`
+// bpc/encode.glsl): per pass the record of core bpc/encode/sequential.rs `walk`
 // (kind, bitplane, codewords so far, distortion decrease), and the
 // decrease at every codeword cut (host bpc/cpu.rs CutDecreases, from the
 // sequential encoder's SymbolObserver trace). Equal to the CPU's, integer

@@ -224,7 +224,7 @@ impl LaneEncoders {
             emitted |= ((active & (new_size == 0)) as u32) << t;
         }
         self.exhausted = (self.exhausted & !visit) | emitted;
-        for t in super::sequential::lanes(emitted) {
+        for t in crate::bpc::state::lanes(emitted) {
             out[self.slot[t] as usize] = self.low[t];
         }
     }
@@ -252,7 +252,7 @@ impl LaneEncoders {
                     capacity: out.len(),
                 });
             }
-            for t in super::sequential::lanes(need) {
+            for t in crate::bpc::state::lanes(need) {
                 self.slot[t] = self.next;
                 self.next += 1;
             }
@@ -424,7 +424,7 @@ mod tests {
             for (visit, symbols, probs) in phases {
                 let probs = probs.map(|p| p % 128);
                 let mut lane_result = Ok(());
-                for t in super::super::sequential::lanes(visit) {
+                for t in crate::bpc::state::lanes(visit) {
                     lane_result = one_by_one.encode(t, symbols >> t & 1 != 0, probs[t], &mut a);
                     if lane_result.is_err() {
                         break;

@@ -59,16 +59,13 @@ mod block;
 mod coder;
 mod context;
 mod decode;
+mod encode;
 mod error;
-mod lanes_decode;
-mod lanes_encode;
 mod lut;
 mod lut_natural;
 mod lut_reference;
 mod passes;
-mod phases_decode;
 mod record;
-mod sequential;
 mod state;
 
 #[cfg(test)]
@@ -78,18 +75,20 @@ mod tests_prop;
 
 pub use block::{Codeblock, CodeblockMut};
 pub use coder::{reserve_slots, SlotReservation};
-pub use decode::decode_sequential;
+pub use decode::lanes::decode_lanes;
+pub use decode::phases::{decode_phases, LaneMagnitudes};
+pub use decode::sequential::decode_sequential;
+pub use encode::lanes::encode_lanes;
+pub use encode::observe::{SymbolClass, SymbolObserver, WithoutDistortion};
+pub use encode::planes::BitPlanes;
+pub use encode::sequential::{
+    encode_sequential, encode_sequential_observed, encode_sequential_planes, observe_symbols,
+    observe_symbols_planes,
+};
 pub use error::{DecodeError, EncodeError, GeometryError};
-pub use lanes_decode::decode_lanes;
-pub use lanes_encode::encode_lanes;
 pub use lut::{GroupTables, LutError, ProbabilityTables};
 pub use passes::{pass_count, PassKind, PassSchedule};
-pub use phases_decode::{decode_phases, LaneMagnitudes};
 pub use record::{reconstruct_magnitude, squared_error, PassRecord};
-pub use sequential::{
-    encode_sequential, encode_sequential_observed, encode_sequential_planes, observe_symbols,
-    observe_symbols_planes, BitPlanes, SymbolClass, SymbolObserver, WithoutDistortion,
-};
 pub use state::Scratch;
 
 /// Lanes per codeblock (each owns two adjacent columns).

@@ -72,6 +72,19 @@ pub(super) fn present_mask(width: usize) -> [u32; 2] {
     [present_lanes(width, 0), present_lanes(width, 1)]
 }
 
+/// Iterates the set bits of `mask`, lowest (lane 0) first.
+#[inline]
+pub(crate) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let t = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(t)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

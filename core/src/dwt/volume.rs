@@ -101,7 +101,7 @@ pub fn region_at(dims: [usize; 3], levels: [u32; 3], level: u32) -> [usize; 3] {
 }
 
 /// Checks per-axis level counts: none may exceed
-/// [`max_levels`](super::max_levels) of the largest dimension (as in 2-D, an
+/// [`max_levels`] of the largest dimension (as in 2-D, an
 /// axis that has reached length 1 is simply left alone by further levels).
 pub fn check_levels(dims: [usize; 3], levels: [u32; 3]) -> Result<(), DwtError> {
     let largest = dims[0].max(dims[1]).max(dims[2]);

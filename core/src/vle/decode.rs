@@ -271,7 +271,7 @@ pub fn check_index(index: &[u64], chunks: usize, data_bits: u64) -> Result<(), V
     Ok(())
 }
 
-/// Decodes a whole stream written by [`super::encode`]: `out.len()` symbols
+/// Decodes a whole stream written by [`super::encode()`]: `out.len()` symbols
 /// in chunks of `chunk_symbols`, chunk `c` at bit `index[c]`, the stream
 /// `data_bits` bits long.
 pub fn decode<const N: usize>(

@@ -1,4 +1,4 @@
-//! The lane-parallel form of [`super::encode`]: what `shaders/vle/encode.glsl`
+//! The lane-parallel form of [`super::encode()`]: what `shaders/vle/encode.glsl`
 //! computes, step for step, with sequential loops in place of invocations.
 //!
 //! # The block loop
@@ -42,7 +42,7 @@
 //! # Word order
 //!
 //! Output words hold stream bits MSB-first (bit 31 of word 0 is the first
-//! bit): `word.to_be_bytes()` gives the byte stream of [`super::encode`].
+//! bit): `word.to_be_bytes()` gives the byte stream of [`super::encode()`].
 
 use super::encode::{chunk_count, packed_codes};
 use super::lookback::{BlockScan, ScanMemory, Step};
@@ -193,7 +193,7 @@ fn pack_direct(
     }
 }
 
-/// The lane-parallel encoder: equal to [`super::encode`], with the stream
+/// The lane-parallel encoder: equal to [`super::encode()`], with the stream
 /// written as MSB-first 32-bit words into `out` (zeroed by the caller, at
 /// least `bits.div_ceil(32)` words) and block positions from the GVLE scan
 /// over `scan` memory (zero-initialised, one element per block). `shared`

@@ -10,8 +10,8 @@
 //! | histogram | [`huffman`] | [`histogram`]: byte counts |
 //! | code construction | [`huffman`] | [`code_lengths`]: optimal lengths ≤ `max_len` (package-merge), [`CodeTable`]: canonical codewords |
 //! | table serialization | [`table`] | [`CodeTable::serialize`] / [`CodeTable::deserialize`]: a presence bitmap and packed lengths |
-//! | encoding | [`encode`] | [`encode`]: MSB-first packed bits, cut into chunks of a fixed symbol count, with a chunk index of bit offsets |
-//! | decoding | [`decode`] | [`DecodeTable`] (multi-bit lookup) and [`decode_chunk`], chunk by chunk |
+//! | encoding | [`encode()`] | [`encode()`]: MSB-first packed bits, cut into chunks of a fixed symbol count, with a chunk index of bit offsets |
+//! | decoding | [`decode()`] | [`DecodeTable`] (multi-bit lookup) and [`decode_chunk`], chunk by chunk |
 //! | GPU model | [`lanes`], [`lookback`] | the lane-parallel form the shaders run: per-invocation codeword assembly and block scans; the GVLE inter-block scan with decoupled look-back |
 //!
 //! # Chunks

@@ -12,17 +12,18 @@
 // does with gl_SubgroupInvocationID; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
-use super::coder::{reserve_slots, LaneEncoders};
-use super::context::{Neighbours, SignNeighbours};
-use super::lut::PlaneTables;
-use super::record::{refinement_decrease, significance_decrease};
-use super::sequential::{lanes, prepare};
-use super::{
+use super::prepare;
+use crate::bpc::coder::{reserve_slots, LaneEncoders};
+use crate::bpc::context::{Neighbours, SignNeighbours};
+use crate::bpc::lut::PlaneTables;
+use crate::bpc::record::{refinement_decrease, significance_decrease};
+use crate::bpc::state::lanes;
+use crate::bpc::{
     Codeblock, CodingParams, EncodeError, Encoded, Mode, PassKind, PassRecord, PassSchedule,
     Scratch, LANES,
 };
 
-/// Equal to [`encode_sequential`](super::encode_sequential) for every input
+/// Equal to [`encode_sequential`](crate::bpc::encode_sequential) for every input
 /// (same output, records and errors), computed the way the GPU team does
 /// with subgroups of `subgroup_size` lanes (a power of two in 1..=32).
 pub fn encode_lanes<const ROWS: usize>(

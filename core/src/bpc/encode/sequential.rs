@@ -2,114 +2,18 @@
 //! step, phase, lane), one lane at a time. This is the reference model the
 //! lane-parallel form and the shaders must equal, and the firmware path.
 
-use super::coder::LaneEncoders;
-use super::context::{sign_symbol, CountPlanes, Neighbours, SignNeighbours};
-use super::lut::PlaneTables;
-use super::record::{refinement_decrease, significance_decrease};
-use super::state::present_mask;
-use super::{
-    most_significant_bitplane, pass_count, Codeblock, CodingParams, EncodeError, Encoded, Mode,
-    PassKind, PassRecord, PassSchedule, Scratch, GROUPS, LANES,
+use super::observe::{SymbolClass, SymbolObserver};
+use super::planes::{lane_magnitudes, BitPlanes, FromCoefficients, LaneBits};
+use super::prepare;
+use crate::bpc::coder::LaneEncoders;
+use crate::bpc::context::{sign_symbol, CountPlanes, Neighbours, SignNeighbours};
+use crate::bpc::lut::PlaneTables;
+use crate::bpc::record::{refinement_decrease, significance_decrease};
+use crate::bpc::state::lanes;
+use crate::bpc::{
+    Codeblock, CodingParams, EncodeError, Encoded, Mode, PassKind, PassRecord, PassSchedule,
+    Scratch, LANES,
 };
-
-/// Which table a coded symbol's probability came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum SymbolClass {
-    /// Significance in the SPP (`sig` table, context 0..=8).
-    Significance,
-    /// Sign after SPP significance (`sign` table, context 0..=3).
-    Sign,
-    /// Refinement (`ref` table, context 0).
-    Refinement,
-    /// Significance in the CP (`cp_sig` table).
-    CleanupSignificance,
-    /// Sign after CP significance (`cp_sign` table).
-    CleanupSign,
-}
-
-/// Sees every symbol the sequential encoder codes, in canonical order: what
-/// the table trainer counts. `()` observes nothing.
-///
-/// An observer with [`SymbolObserver::TRACE`] also learns, while the
-/// encoder codes ([`encode_sequential_observed`]; not [`observe_symbols`]),
-/// where each codeword slot is opened and what each symbol removes from the
-/// squared error: enough for rate control to know the distortion of the
-/// stream cut after any number of codewords (spec section 8), not only at
-/// pass ends.
-pub trait SymbolObserver {
-    /// Whether the encoder calls [`SymbolObserver::slot`] and
-    /// [`SymbolObserver::decrease`] (a constant, so that other observers
-    /// cost nothing for them).
-    const TRACE: bool = false;
-
-    /// Whether the encoder computes what each symbol removes from the
-    /// squared error: the pass records' `distortion_decrease` and, for a
-    /// tracing observer, [`SymbolObserver::decrease`]. Rate control that
-    /// keeps every pass (a lossless single-layer file) needs only the pass
-    /// ends; an observer that sets this false gets records whose
-    /// `distortion_decrease` is 0 and no `decrease` calls, the same
-    /// codewords, and an encoder that skips the decrease arithmetic (a
-    /// constant, so that it costs nothing when true).
-    const DISTORTION: bool = true;
-
-    /// One symbol: its table, bitplane, context and value.
-    fn symbol(&mut self, class: SymbolClass, bitplane: u8, context: u8, symbol: bool);
-
-    /// The symbols of one phase of a step at once: lane `t` codes bit `t`
-    /// of `ones` in context `k` when bit `t` of `by_context[k]` is set (the
-    /// masks are disjoint; their union is the lanes that code). The default
-    /// reports them to [`Self::symbol`] in lane order, which is the
-    /// canonical order within a phase; an observer that only counts can
-    /// override it with a popcount per context instead of an update per
-    /// symbol.
-    #[inline]
-    fn phase(&mut self, class: SymbolClass, bitplane: u8, by_context: &[u32], ones: u32) {
-        let coding = by_context.iter().fold(0, |all, m| all | m);
-        for t in lanes(coding) {
-            let context = by_context.iter().take_while(|m| *m >> t & 1 == 0).count();
-            self.symbol(class, bitplane, context as u8, ones >> t & 1 != 0);
-        }
-    }
-
-    /// The symbol about to be coded opens codeword slot `slot` (slots open
-    /// in increasing order from 0): a decoder given `slot` codewords stops
-    /// right before this symbol, with the decreases reported so far.
-    #[inline]
-    fn slot(&mut self, _slot: u32) {}
-
-    /// The symbol just coded lowered the squared error of the spec's
-    /// reconstruction by `decrease` (index units; negative when a
-    /// refinement moves a coefficient off an exact reconstruction). A
-    /// significance becomes a decrease with its sign symbol: until the sign
-    /// is decoded the decoder keeps the coefficient at 0.
-    #[inline]
-    fn decrease(&mut self, _decrease: i64) {}
-}
-
-impl SymbolObserver for () {
-    #[inline]
-    fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
-
-    #[inline]
-    fn phase(&mut self, _: SymbolClass, _: u8, _: &[u32], _: u32) {}
-}
-
-/// Observes nothing and spares the encoder the distortion decreases
-/// ([`SymbolObserver::DISTORTION`] false): pass records with the pass ends
-/// only (`distortion_decrease` 0), for rate control that keeps every pass.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WithoutDistortion;
-
-impl SymbolObserver for WithoutDistortion {
-    const DISTORTION: bool = false;
-
-    #[inline]
-    fn symbol(&mut self, _: SymbolClass, _: u8, _: u8, _: bool) {}
-
-    #[inline]
-    fn phase(&mut self, _: SymbolClass, _: u8, _: &[u32], _: u32) {}
-}
 
 /// Phases with at most this many coding lanes are coded lane by lane;
 /// denser ones all 32 lanes at once ([`LaneEncoders::code_phase`]), which
@@ -122,199 +26,13 @@ const SPARSE_LANES: u32 = 2;
 /// lossless speed round 3).
 const DENSE_LANES: u32 = 8;
 
-/// The magnitudes of the coefficients the lanes visit in step `(y, x)`,
-/// `row` being row `y` (0 for lanes past the codeblock's width). A full
-/// row is a fixed-size copy the compiler vectorizes.
-#[inline(always)]
-fn lane_magnitudes(row: &[i32], x: usize) -> [u32; LANES] {
-    let mut mags = [0u32; LANES];
-    if let Ok(full) = <&[i32; 2 * LANES]>::try_from(row) {
-        for (t, m) in mags.iter_mut().enumerate() {
-            *m = full[2 * t + (x & 1)].unsigned_abs();
-        }
-    } else {
-        for (m, v) in mags.iter_mut().zip(row.iter().skip(x).step_by(2)) {
-            *m = v.unsigned_abs();
-        }
-    }
-    mags
-}
-
-/// Bit `t` set when bit `j` of `mags[t]` is set: a phase's symbols as one
-/// mask. Branch-free over the 32 lanes; LLVM keeps it scalar (a shift, mask
-/// and OR per lane: about 11% of the lossless encode when profiled,
-/// docs/history/codec.md, lossless speed round 3), which is why the encoders that can afford the memory read
-/// [`BitPlanes`] instead.
-#[inline(always)]
-fn bitplane_mask(mags: &[u32; LANES], j: u8) -> u32 {
-    let mut mask = 0u32;
-    for (t, m) in mags.iter().enumerate() {
-        mask |= ((m >> j) & 1) << t;
-    }
-    mask
-}
-
-/// Iterates the set bits of `mask`, lowest (lane 0) first.
-#[inline]
-pub(super) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
-    core::iter::from_fn(move || {
-        if mask == 0 {
-            return None;
-        }
-        let t = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        Some(t)
-    })
-}
-
-/// Transposes a 32x32 bit matrix in place: afterwards bit `t` of `m[j]` is
-/// what bit `j` of `m[t]` was. Applied to a step's lane magnitudes it gives
-/// [`bitplane_mask`] of every bitplane at once, in about 5 word operations
-/// per bitplane (five rounds of block swaps, halving the block each round)
-/// instead of a shift, mask and OR per lane and bitplane.
-#[inline(always)]
-fn transpose32(m: &mut [u32; LANES]) {
-    // Round `s` swaps, in every pair of rows `(k, k + s)` with bit `s` of
-    // `k` clear, the columns with bit `s` set in row `k` with the columns
-    // with bit `s` clear in row `k + s`: the off-diagonal blocks of each
-    // 2s x 2s block.
-    let mut s = 16;
-    let mut low: u32 = 0x0000_ffff;
-    while s != 0 {
-        for k in 0..LANES {
-            if k & s == 0 {
-                let swap = ((m[k] >> s) ^ m[k + s]) & low;
-                m[k] ^= swap << s;
-                m[k + s] ^= swap;
-            }
-        }
-        s >>= 1;
-        low ^= low << s;
-    }
-}
-
-/// Where the walk reads a step's bits of one bitplane: bit `t` of
-/// `mask(block, y, x, j)` is bit `j` of the magnitude lane `t` visits in
-/// step `(y, x)`, i.e. [`bitplane_mask`] of [`lane_magnitudes`]. The walk
-/// calls [`LaneBits::start`] once per codeblock, after finding its top
-/// bitplane.
-pub(super) trait LaneBits {
-    /// Sets up for `block`, whose magnitudes are below `2^(top + 1)`.
-    fn start(&mut self, block: &Codeblock<'_>, top: u8);
-
-    /// The lanes of step `(y, x)` whose magnitude has bit `j` set.
-    fn mask(&self, block: &Codeblock<'_>, y: usize, x: usize, j: u8) -> u32;
-}
-
-/// The reference [`LaneBits`]: each mask read from the coefficients when
-/// asked (no memory beyond the step's 32 magnitudes).
-pub(super) struct FromCoefficients;
-
-impl LaneBits for FromCoefficients {
-    #[inline(always)]
-    fn start(&mut self, _: &Codeblock<'_>, _: u8) {}
-
-    #[inline(always)]
-    fn mask(&self, block: &Codeblock<'_>, y: usize, x: usize, j: u8) -> u32 {
-        bitplane_mask(&lane_magnitudes(block.row(y), x), j)
-    }
-}
-
-/// A codeblock of up to `ROWS` rows transposed into bit planes once (a
-/// 32x32 bit transpose per step) for [`encode_sequential_planes`] and
-/// [`observe_symbols_planes`], instead of a mask of the step's magnitudes
-/// at every pass that visits the step (two or three per bitplane). `256 * ROWS` bytes (`BitPlanes<64>` = 16 KiB,
-/// `BitPlanes<256>` = 64 KiB): the encoders that read the coefficients
-/// need none of it, which is what the firmware uses.
-#[derive(Debug, Clone)]
-pub struct BitPlanes<const ROWS: usize = 64> {
-    /// Bit `t` of `masks[j][y][x]`: bit `j` of the magnitude lane `t`
-    /// visits in step `(y, x)`; bitplanes above the codeblock's top are
-    /// stale.
-    masks: [[[u32; 2]; ROWS]; 32],
-}
-
-impl<const ROWS: usize> BitPlanes<ROWS> {
-    /// Empty planes.
-    pub const fn new() -> Self {
-        BitPlanes {
-            masks: [[[0; 2]; ROWS]; 32],
-        }
-    }
-}
-
-impl<const ROWS: usize> Default for BitPlanes<ROWS> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const ROWS: usize> LaneBits for BitPlanes<ROWS> {
-    /// The caller ([`prepare`]) checked `block.height() <= ROWS`.
-    #[inline(always)]
-    fn start(&mut self, block: &Codeblock<'_>, top: u8) {
-        let planes = &mut self.masks[..=top as usize];
-        for y in 0..block.height() {
-            let row = block.row(y);
-            for x in 0..2 {
-                let mut bits = lane_magnitudes(row, x);
-                transpose32(&mut bits);
-                for (plane, &mask) in planes.iter_mut().zip(&bits) {
-                    plane[y][x] = mask;
-                }
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn mask(&self, _: &Codeblock<'_>, y: usize, x: usize, j: u8) -> u32 {
-        self.masks[j as usize][y][x]
-    }
-}
-
-/// What both encoders set up before the passes.
-pub(super) struct Prepared {
-    pub top: Option<u8>,
-    pub present: [u32; 2],
-}
-
-/// Validates the inputs, computes `M` and initialises `scratch` (the sign
-/// map of every coefficient, and the CP flags in 3-pass mode).
-#[inline(always)]
-pub(super) fn prepare<const ROWS: usize>(
-    block: &Codeblock<'_>,
-    params: &CodingParams<'_>,
-    scratch: &mut Scratch<ROWS>,
-    records: Option<&[PassRecord]>,
-) -> Result<Prepared, EncodeError> {
-    if params.group >= GROUPS {
-        return Err(EncodeError::BadGroup);
-    }
-    if block.height() > ROWS {
-        return Err(EncodeError::HeightExceedsScratch);
-    }
-    let top = most_significant_bitplane(block)?;
-    let needed = pass_count(params.mode(), top);
-    if records.is_some_and(|r| r.len() < needed) {
-        return Err(EncodeError::RecordsTooSmall { needed });
-    }
-    let present = present_mask(block.width());
-    scratch.reset(block.height(), present, params.mode() == Mode::ThreePass);
-    for y in 0..block.height() {
-        for (c, v) in block.row(y).iter().enumerate() {
-            scratch.negative[y][c % 2] |= ((*v < 0) as u32) << (c / 2);
-        }
-    }
-    Ok(Prepared { top, present })
-}
-
 /// Encodes one codeblock in canonical order into `out` (codeword `k` at
 /// `out[k]`), writing one [`PassRecord`] per pass to `records` if given.
 ///
 /// Errors: [`EncodeError::OutputTooSmall`] if `out` cannot hold the stream
-/// ([`max_codewords`](super::max_codewords) always can),
+/// ([`max_codewords`](crate::bpc::max_codewords) always can),
 /// [`EncodeError::RecordsTooSmall`] if `records` is shorter than the pass
-/// count ([`MAX_PASSES`](super::MAX_PASSES) always suffices),
+/// count ([`MAX_PASSES`](crate::bpc::MAX_PASSES) always suffices),
 /// [`EncodeError::CoefficientTooLarge`], [`EncodeError::BadGroup`],
 /// [`EncodeError::HeightExceedsScratch`].
 #[inline(always)]
@@ -727,22 +445,5 @@ impl<O: SymbolObserver, B: LaneBits, const ROWS: usize, const CODE: bool>
             }
         }
         Ok(decrease)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    proptest::proptest! {
-        /// The transpose gives every bitplane's mask of the lane magnitudes.
-        #[test]
-        fn transpose_gives_every_bitplane_mask(mags in proptest::prelude::any::<[u32; LANES]>()) {
-            let mut planes = mags;
-            transpose32(&mut planes);
-            for j in 0..32u8 {
-                proptest::prop_assert_eq!(planes[j as usize], bitplane_mask(&mags, j), "bitplane {}", j);
-            }
-        }
     }
 }

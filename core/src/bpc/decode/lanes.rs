@@ -11,16 +11,18 @@
 // does with gl_SubgroupInvocationID; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
-use super::coder::{reserve_slots, LaneDecoders};
-use super::context::{Neighbours, SignNeighbours};
-use super::decode::{decode_passes, finish, prepare_decode, refined, signed, PassDecoder};
-use super::lut::PlaneTables;
-use super::record::half_step;
-use super::sequential::lanes;
-use super::state::present_mask;
-use super::{CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch, LANES};
+use super::{decode_passes, finish, prepare_decode, refined, signed, PassDecoder};
+use crate::bpc::coder::{reserve_slots, LaneDecoders};
+use crate::bpc::context::{Neighbours, SignNeighbours};
+use crate::bpc::lut::PlaneTables;
+use crate::bpc::record::half_step;
+use crate::bpc::state::lanes;
+use crate::bpc::state::present_mask;
+use crate::bpc::{
+    CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch, LANES,
+};
 
-/// Equal to [`decode_sequential`](super::decode_sequential) for every input
+/// Equal to [`decode_sequential`](crate::bpc::decode_sequential) for every input
 /// (same output, summary and errors), computed the way the GPU team does
 /// with subgroups of `subgroup_size` lanes (a power of two in 1..=32).
 pub fn decode_lanes<const ROWS: usize>(

@@ -1,125 +1,13 @@
-//! The sequential decoder (spec sections 6-8): symbols in canonical order;
-//! decoding stops for the whole codeblock at the first symbol whose lane
-//! needs a codeword beyond the ones available.
-//!
-//! Reconstruction: a coefficient found significant at bitplane `j` gets
-//! magnitude `2^j + 2^(j-1)` and its decoded sign; refinement at `j` sets
-//! bit `j` and puts the half step below it. A coefficient whose sign symbol
-//! lies beyond the truncation point stays 0: its significance was decoded,
-//! but a value without a sign would be a guess.
+//! The sequential decoder: symbols in canonical order, one lane at a time;
+//! the reference model of the other forms and the firmware path.
 
-use super::coder::LaneDecoders;
-use super::context::{Neighbours, SignNeighbours};
-use super::lut::PlaneTables;
-use super::record::half_step;
-use super::sequential::lanes;
-use super::state::present_mask;
-use super::{
-    pass_count, CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, PassKind,
-    PassSchedule, Scratch, GROUPS, MAX_BITPLANE,
-};
-
-/// Checks the decoder inputs and clears the output; returns the number of
-/// codewords available.
-pub(super) fn prepare_decode<const ROWS: usize>(
-    params: &CodingParams<'_>,
-    top: Option<u8>,
-    codewords: &[u16],
-    limits: DecodeLimits,
-    out: &mut CodeblockMut<'_>,
-) -> Result<usize, DecodeError> {
-    if params.group >= GROUPS {
-        return Err(DecodeError::BadGroup);
-    }
-    if out.height() > ROWS {
-        return Err(DecodeError::HeightExceedsScratch);
-    }
-    if let Some(m) = top.filter(|&m| m > MAX_BITPLANE) {
-        return Err(DecodeError::BadTopBitplane(m));
-    }
-    out.clear();
-    Ok(codewords.len().min(limits.max_codewords))
-}
-
-/// A decoder form as the pass loop sees it: the sequential, the lane and
-/// the phase forms differ in how they run a pass, not in which passes run
-/// or when they stop.
-pub(super) trait PassDecoder {
-    /// Decodes a significance pass (a cleanup pass with `cleanup`); false
-    /// when the codewords ran out inside it.
-    fn significance_pass(&mut self, j: u8, plane: &PlaneTables, cleanup: bool) -> bool;
-    /// Decodes a refinement pass; false when the codewords ran out inside it.
-    fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> bool;
-}
-
-/// Runs the passes of a block with top bitplane `m` in schedule order,
-/// up to `limits.max_passes` or until the codewords run out; returns the
-/// passes completed. The one pass loop of every decoder form.
-pub(super) fn decode_passes(
-    dec: &mut impl PassDecoder,
-    params: &CodingParams<'_>,
-    m: u8,
-    limits: DecodeLimits,
-) -> usize {
-    let mut completed = 0;
-    for (kind, j) in PassSchedule::new(params.mode(), Some(m)) {
-        if completed >= limits.max_passes {
-            break;
-        }
-        let plane = params.tables.plane(params.group, j);
-        let done = match kind {
-            PassKind::Significance => dec.significance_pass(j, &plane, false),
-            PassKind::Refinement => dec.refinement_pass(j, &plane),
-            PassKind::Cleanup => dec.significance_pass(j, &plane, true),
-        };
-        if !done {
-            break;
-        }
-        completed += 1;
-    }
-    completed
-}
-
-/// The result once the passes ran: checks that a complete decode used every
-/// codeword it was given.
-pub(super) fn finish(
-    mode: Mode,
-    top: Option<u8>,
-    completed: usize,
-    used: usize,
-    available: usize,
-) -> Result<Decoded, DecodeError> {
-    let complete = completed == pass_count(mode, top);
-    if complete && used < available {
-        return Err(DecodeError::TrailingCodewords {
-            used,
-            given: available,
-        });
-    }
-    Ok(Decoded {
-        codewords_used: used,
-        passes_completed: completed,
-        complete,
-    })
-}
-
-/// Signed value of magnitude `mag`.
-#[inline]
-pub(super) fn signed(mag: u32, negative: bool) -> i32 {
-    if negative {
-        -(mag as i32)
-    } else {
-        mag as i32
-    }
-}
-
-/// The value after refining `value` with bit `bit` at bitplane `j`.
-#[inline]
-pub(super) fn refined(value: i32, bit: bool, j: u8) -> i32 {
-    let mag = value.unsigned_abs();
-    let mag = ((mag >> (j + 1)) << (j + 1)) | ((bit as u32) << j) | half_step(j);
-    signed(mag, value < 0)
-}
+use super::{decode_passes, finish, prepare_decode, refined, signed, PassDecoder};
+use crate::bpc::coder::LaneDecoders;
+use crate::bpc::context::{Neighbours, SignNeighbours};
+use crate::bpc::lut::PlaneTables;
+use crate::bpc::record::half_step;
+use crate::bpc::state::{lanes, present_mask};
+use crate::bpc::{CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch};
 
 /// Decodes a codeblock of top bitplane `top` (`None`: empty) from
 /// `codewords` into `out`, in canonical order.

@@ -17,19 +17,21 @@
 //! a phase updates them in vector registers too, and writes the codeblock
 //! once at the end, signs applied.
 //!
-//! [`decode_sequential`]: super::decode_sequential
+//! [`decode_sequential`]: crate::bpc::decode_sequential
 
 // Lane loops index several per-lane arrays by lane number, as the shader
 // does with gl_SubgroupInvocationID; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
-use super::context::{Neighbours, SignNeighbours};
-use super::decode::{decode_passes, finish, prepare_decode, PassDecoder};
-use super::lut::PlaneTables;
-use super::record::half_step;
-use super::sequential::lanes;
-use super::state::present_mask;
-use super::{CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch, LANES};
+use super::{decode_passes, finish, prepare_decode, PassDecoder};
+use crate::bpc::context::{Neighbours, SignNeighbours};
+use crate::bpc::lut::PlaneTables;
+use crate::bpc::record::half_step;
+use crate::bpc::state::lanes;
+use crate::bpc::state::present_mask;
+use crate::bpc::{
+    CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch, LANES,
+};
 
 /// Largest interval size, `2^W - 1`.
 /// Every coefficient's magnitude while a codeblock decodes, lane by lane:
@@ -62,7 +64,7 @@ impl<const ROWS: usize> Default for LaneMagnitudes<ROWS> {
 /// instruction per 16 lanes.
 #[inline(always)]
 fn split16(size: u16, p: u8) -> u16 {
-    let p = (p as u16) << (16 - super::PROBABILITY_BITS);
+    let p = (p as u16) << (16 - crate::bpc::PROBABILITY_BITS);
     ((size as u32 * p as u32) >> 16) as u16
 }
 
@@ -173,7 +175,7 @@ impl Coders {
     }
 }
 
-/// Decodes like [`decode_sequential`](super::decode_sequential) (same
+/// Decodes like [`decode_sequential`](crate::bpc::decode_sequential) (same
 /// output, summary and errors for every input), all lanes of a phase at
 /// once; `mags` holds the magnitudes meanwhile (it bounds the height like
 /// `scratch`: [`DecodeError::HeightExceedsScratch`]).
