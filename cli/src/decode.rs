@@ -126,6 +126,7 @@ pub fn run(args: DecodeArgs) -> CliResult {
             let options = wavelane::volume::VolumeDecodeOptions {
                 slices: slices.transpose()?,
                 layers: args.layers,
+                reduce: args.reduce,
                 partial: args.partial,
                 ..Default::default()
             };

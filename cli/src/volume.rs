@@ -39,6 +39,7 @@ pub enum VolumeCommand {
     #[command(after_help = "Examples:\n  \
         wavelane volume decode head.wl -o head.nii.gz\n  \
         wavelane volume decode head.wl -o mid.nii --slices 60..63 --layers 2\n  \
+        wavelane volume decode head.wl -o preview.nii --reduce 1   # half size on every axis\n  \
         wavelane volume decode damaged.wl -o rescued.nii --partial")]
     Decode(VolumeDecodeArgs),
     /// Describe a volume .wl file: dimensions, depth, per-axis levels, sizes.
@@ -106,6 +107,10 @@ pub struct VolumeDecodeArgs {
     /// Decode only the first N quality layers.
     #[arg(long, value_name = "N")]
     pub layers: Option<u8>,
+    /// Decode at a lower resolution: leave out the finest N levels of every
+    /// axis (of an axis with fewer levels, all it has).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub reduce: u8,
     /// Decode what is intact of a cut or damaged file (with a warning per
     /// segment left out) instead of failing.
     #[arg(long)]
@@ -241,6 +246,7 @@ fn decode(a: VolumeDecodeArgs) -> CliResult {
     let options = VolumeDecodeOptions {
         slices,
         layers: a.layers,
+        reduce: a.reduce,
         partial: a.partial,
         ..VolumeDecodeOptions::default()
     };

@@ -76,6 +76,27 @@ fn nifti_round_trip_through_encode_decode_and_info() {
     assert_eq!(back.samples, v.samples[4 * 21 * 17..7 * 21 * 17]);
     let err = fails(&["decode", s(&wl), "-o", s(&part), "--slices", "5..13"]);
     assert!(err.contains("--slices 5..13"), "{err}");
+    // Half size on every axis with levels (z has one), voxels twice as large.
+    let small = dir.path("small.nii");
+    ok(&[
+        "decode",
+        s(&wl),
+        "-o",
+        s(&small),
+        "--reduce",
+        "1",
+        "--backend",
+        "cpu",
+    ]);
+    let back = io::load(&small, None, 1 << 20).unwrap();
+    assert_eq!([back.width, back.height, back.depth], [11, 9, 7]);
+    let info: Value = serde_json::from_str(&ok(&["info", s(&wl), "--json"])).unwrap();
+    assert_eq!(info["voxel_size"], serde_json::json!([0.8, 1.0, 2.5]));
+    let h = back.nifti_header.unwrap();
+    let f = |at: usize| f32::from_le_bytes(h[at..at + 4].try_into().unwrap());
+    assert_eq!([f(80), f(84), f(88)], [1.6, 2.0, 5.0]);
+    let err = fails(&["volume", "decode", s(&wl), "-o", s(&small), "--reduce", "6"]);
+    assert!(err.contains("--reduce 6"), "{err}");
 }
 
 #[test]

@@ -148,6 +148,9 @@ pub enum DwtError {
     BadBitDepth,
     /// Block geometry without room for output (halo fills the block).
     BadBlockGeometry,
+    /// A reduced 3-D inverse the decomposition does not hold (see
+    /// [`volume::reduction_is_held`]).
+    BadReduction,
 }
 
 impl core::fmt::Display for DwtError {
@@ -160,6 +163,9 @@ impl core::fmt::Display for DwtError {
             DwtError::TooManyLevels => "more decomposition levels than the image size allows",
             DwtError::BadBitDepth => "sample bit depth outside 1..=16",
             DwtError::BadBlockGeometry => "block too small for its halo",
+            DwtError::BadReduction => {
+                "a reduction the decomposition does not hold (more levels than an axis has, or one axis reduced where another is not)"
+            }
         })
     }
 }
@@ -228,3 +234,5 @@ impl ImageLayout {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_reduced;

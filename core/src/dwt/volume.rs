@@ -100,6 +100,59 @@ pub fn region_at(dims: [usize; 3], levels: [u32; 3], level: u32) -> [usize; 3] {
     out
 }
 
+/// The region and axes level `level` transforms when the finest
+/// `reduce[a]` levels of axis `a` are left out (a reduced-resolution
+/// decode, [`inverse_3d_reduced`]): an axis is transformed at the levels
+/// it has from `reduce[a]` up, and below that its extent stays the low
+/// band's after `reduce[a]` levels.
+pub fn level_region_reduced(
+    dims: [usize; 3],
+    levels: [u32; 3],
+    reduce: [u32; 3],
+    level: u32,
+) -> ([usize; 3], [bool; 3]) {
+    let full = region_at(dims, levels, level);
+    let mut region = full;
+    let mut axes = axes_at(levels, level);
+    for a in 0..3 {
+        if level < reduce[a] {
+            region[a] = region_at(dims, levels, reduce[a])[a];
+            axes[a] = false;
+        }
+    }
+    (region, axes)
+}
+
+/// Whether the decomposition holds the volume reduced by `reduce[a]`
+/// levels along axis `a` without new analysis: `reduce[a] <= levels[a]`,
+/// and no level synthesizes one axis while it leaves out another (there
+/// the detail subbands would need analysing again along the reduced axis:
+/// they were filtered along it fewer times than the result needs). The
+/// same count on every axis, limited to each axis' levels
+/// ([`uniform_reduction`]), is always held.
+pub fn reduction_is_held(levels: [u32; 3], reduce: [u32; 3]) -> bool {
+    (0..3).all(|a| reduce[a] <= levels[a])
+        && (0..total_levels(levels)).all(|l| {
+            let reduced = (0..3).any(|a| l < reduce[a]);
+            let synthesized = (0..3).any(|a| l >= reduce[a] && l < levels[a]);
+            !(reduced && synthesized)
+        })
+}
+
+/// `n` levels left out on every axis, or as many as the axis has.
+pub fn uniform_reduction(levels: [u32; 3], n: u32) -> [u32; 3] {
+    levels.map(|l| l.min(n))
+}
+
+/// Size `[x, y, z]` of the volume a reduced decode gives.
+pub fn reduced_dims(dims: [usize; 3], levels: [u32; 3], reduce: [u32; 3]) -> [usize; 3] {
+    let mut out = dims;
+    for (a, v) in out.iter_mut().enumerate() {
+        *v = region_at(dims, levels, reduce[a])[a];
+    }
+    out
+}
+
 /// Checks per-axis level counts: none may exceed
 /// [`max_levels`] of the largest dimension (as in 2-D, an
 /// axis that has reached length 1 is simply left alone by further levels).
@@ -129,7 +182,11 @@ pub fn forward_3d<W: Lifting>(
 ) -> Result<(), DwtError> {
     check(layout, data.len(), scratch.len(), levels)?;
     for level in 0..total_levels(levels) {
-        level_3d::<W>(data, layout, levels, level, scratch, true)?;
+        let (region, axes) = (
+            region_at(layout.dims(), levels, level),
+            axes_at(levels, level),
+        );
+        level_3d::<W>(data, layout, region, axes, scratch, true)?;
     }
     Ok(())
 }
@@ -141,9 +198,28 @@ pub fn inverse_3d<W: Lifting>(
     levels: [u32; 3],
     scratch: &mut [W::Sample],
 ) -> Result<(), DwtError> {
+    inverse_3d_reduced::<W>(data, layout, levels, [0; 3], scratch)
+}
+
+/// Inverse of [`forward_3d`] that leaves out the finest `reduce[a]` levels
+/// of axis `a`: afterwards the [`reduced_dims`] corner at the origin holds
+/// exactly the low band of a forward transform of `reduce` levels, the
+/// volume at that resolution. `reduce` must be one the decomposition holds
+/// ([`reduction_is_held`]), else [`DwtError::BadReduction`].
+pub fn inverse_3d_reduced<W: Lifting>(
+    data: &mut [W::Sample],
+    layout: VolumeLayout,
+    levels: [u32; 3],
+    reduce: [u32; 3],
+    scratch: &mut [W::Sample],
+) -> Result<(), DwtError> {
     check(layout, data.len(), scratch.len(), levels)?;
+    if !reduction_is_held(levels, reduce) {
+        return Err(DwtError::BadReduction);
+    }
     for level in (0..total_levels(levels)).rev() {
-        level_3d::<W>(data, layout, levels, level, scratch, false)?;
+        let (region, axes) = level_region_reduced(layout.dims(), levels, reduce, level);
+        level_3d::<W>(data, layout, region, axes, scratch, false)?;
     }
     Ok(())
 }
@@ -151,13 +227,11 @@ pub fn inverse_3d<W: Lifting>(
 fn level_3d<W: Lifting>(
     data: &mut [W::Sample],
     l: VolumeLayout,
-    levels: [u32; 3],
-    level: u32,
+    [w, h, d]: [usize; 3],
+    [tx, ty, tz]: [bool; 3],
     scratch: &mut [W::Sample],
     forward: bool,
 ) -> Result<(), DwtError> {
-    let [w, h, d] = region_at(l.dims(), levels, level);
-    let [tx, ty, tz] = axes_at(levels, level);
     // Z lines of row y: a "2-D image" of width w and height d whose rows are
     // slices apart.
     let z_pass = |data: &mut [W::Sample], scratch: &mut [W::Sample]| -> Result<(), DwtError> {

@@ -7,7 +7,10 @@
 mod inverse53;
 
 use rayon::prelude::*;
-use wavelane_core::dwt::volume::{axes_at, check_levels, region_at, total_levels, VolumeLayout};
+use wavelane_core::dwt::volume::{
+    axes_at, check_levels, level_region_reduced, reduction_is_held, region_at, total_levels,
+    VolumeLayout,
+};
 use wavelane_core::dwt::{mallat_index, DwtError, ImageLayout, Lifting, Wavelet};
 
 use super::{DwtHostError, HostWavelet};
@@ -28,7 +31,11 @@ pub fn forward_3d<W: HostWavelet>(
 ) -> Result<(), DwtHostError> {
     check(data.len(), layout, levels)?;
     for level in 0..total_levels(levels) {
-        level_3d::<W>(data, layout, levels, level, true)?;
+        let (region, axes) = (
+            region_at(layout.dims(), levels, level),
+            axes_at(levels, level),
+        );
+        level_3d::<W>(data, layout, region, axes, true)?;
     }
     Ok(())
 }
@@ -39,9 +46,23 @@ pub fn inverse_3d<W: HostWavelet>(
     layout: VolumeLayout,
     levels: [u32; 3],
 ) -> Result<(), DwtHostError> {
+    inverse_3d_reduced::<W>(data, layout, levels, [0; 3])
+}
+
+/// [`wavelane_core::dwt::volume::inverse_3d_reduced`] on all cores.
+pub fn inverse_3d_reduced<W: HostWavelet>(
+    data: &mut [W::Sample],
+    layout: VolumeLayout,
+    levels: [u32; 3],
+    reduce: [u32; 3],
+) -> Result<(), DwtHostError> {
     check(data.len(), layout, levels)?;
+    if !reduction_is_held(levels, reduce) {
+        return Err(DwtError::BadReduction.into());
+    }
     for level in (0..total_levels(levels)).rev() {
-        level_3d::<W>(data, layout, levels, level, false)?;
+        let (region, axes) = level_region_reduced(layout.dims(), levels, reduce, level);
+        level_3d::<W>(data, layout, region, axes, false)?;
     }
     Ok(())
 }
@@ -49,12 +70,10 @@ pub fn inverse_3d<W: HostWavelet>(
 fn level_3d<W: HostWavelet>(
     data: &mut [W::Sample],
     l: VolumeLayout,
-    levels: [u32; 3],
-    level: u32,
+    [w, h, d]: [usize; 3],
+    [tx, ty, tz]: [bool; 3],
     forward: bool,
 ) -> Result<(), DwtError> {
-    let [w, h, d] = region_at(l.dims(), levels, level);
-    let [tx, ty, tz] = axes_at(levels, level);
     let plane = ImageLayout::with_stride(w, h, l.row_stride);
     if forward && tz {
         z_pass::<W>(data, l, [w, h, d], true)?;

@@ -180,6 +180,23 @@ pub fn forward_3d<W: HostWavelet>(
     }
 }
 
+/// [`inverse_3d`] leaving out the finest `reduce[a]` levels of axis `a`
+/// ([`wavelane_core::dwt::volume::inverse_3d_reduced`]). A reduction runs
+/// on the CPU on either backend (the GPU transform has no reduced form; a
+/// reduced decode is a preview, and its data is on the host already).
+pub fn inverse_3d_reduced<W: HostWavelet>(
+    backend: &Backend,
+    data: &mut [W::Sample],
+    layout: VolumeLayout,
+    levels: [u32; 3],
+    reduce: [u32; 3],
+) -> Result<(), DwtHostError> {
+    match reduce {
+        [0, 0, 0] => inverse_3d::<W>(backend, data, layout, levels),
+        _ => cpu::inverse_3d_reduced::<W>(data, layout, levels, reduce),
+    }
+}
+
 /// Inverse of [`forward_3d`].
 pub fn inverse_3d<W: HostWavelet>(
     backend: &Backend,

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use wavelane_core::bpc::PassSchedule;
-use wavelane_core::dwt::volume::VolumeLayout;
+use wavelane_core::dwt::volume::{reduced_dims, total_levels, uniform_reduction, VolumeLayout};
 use wavelane_core::dwt::{Cdf53, Fixed97, Wavelet};
 
 use super::format::{VolumeContainer, VolumeHeader};
@@ -28,6 +28,12 @@ pub struct VolumeDecodeOptions {
     pub slices: Option<(usize, usize)>,
     /// Decode only the first `n` quality layers.
     pub layers: Option<u8>,
+    /// Leave out the finest `reduce` levels of every axis (of an axis with
+    /// fewer levels, all it has): about `1 / 2^reduce` the size along each
+    /// axis, read from the codeblocks of the coarser subbands only, exactly
+    /// the low band of that many levels. `slices` then counts slices of
+    /// the reduced volume.
+    pub reduce: u8,
     /// Memory budget in voxels.
     pub max_voxels: u64,
     /// Decode what is intact of a damaged or cut file instead of failing:
@@ -41,6 +47,7 @@ impl Default for VolumeDecodeOptions {
         VolumeDecodeOptions {
             slices: None,
             layers: None,
+            reduce: 0,
             max_voxels: DEFAULT_MAX_VOXELS,
             partial: false,
         }
@@ -101,22 +108,46 @@ pub fn decode_volume(
         Some(n) => (n as usize).min(file_layers),
         None => file_layers,
     };
+    let most = levels.iter().max().copied().unwrap_or(0);
+    if o.reduce as u32 > most {
+        return Err(VolumeError::Options(format!(
+            "--reduce {}: the volume has {most} level(s) (x, y, z: {}, {}, {})",
+            o.reduce, levels[0], levels[1], levels[2]
+        )));
+    }
+    let reduce = uniform_reduction(levels, o.reduce as u32);
+    let out_dims = reduced_dims(dims, levels, reduce);
     let (a, b) = match o.slices {
-        Some((a, b)) if a > b || b >= dims[2] => {
+        Some((a, b)) if a > b || b >= out_dims[2] => {
             return Err(VolumeError::Options(format!(
-                "--slices {a}..{b}: the volume has slices 0..{}",
-                dims[2] - 1
+                "--slices {a}..{b}: the volume has slices 0..{}{}",
+                out_dims[2] - 1,
+                if reduce[2] > 0 {
+                    " at this --reduce"
+                } else {
+                    ""
+                }
             )))
         }
         Some(r) => r,
-        None => (0, dims[2] - 1),
+        None => (0, out_dims[2] - 1),
     };
-    let needed =
-        needed_slices(dims, levels, a, b).map_err(|e| VolumeError::Options(e.to_string()))?;
+    // The full-resolution slices under the reduced ones asked for.
+    let full_z = (
+        a << reduce[2],
+        (((b + 1) << reduce[2]) - 1).min(dims[2] - 1),
+    );
+    let needed = needed_slices(dims, levels, full_z.0, full_z.1)
+        .map_err(|e| VolumeError::Options(e.to_string()))?;
+    let total = total_levels(levels);
     let chosen: Vec<usize> = (0..c.blocks.len())
         .filter(|&i| {
             let blk = &c.blocks[i];
-            matches!(needed[blk.geometry.band as usize], Some((f, e)) if (f..=e).contains(&blk.z))
+            let level = total - blk.geometry.resolution as u32;
+            // A subband high-pass along a reduced axis below its reduction
+            // is not needed at all.
+            let kept = (0..3).all(|a| blk.mask & (1 << a) == 0 || level >= reduce[a]);
+            kept && matches!(needed[blk.geometry.band as usize], Some((f, e)) if (f..=e).contains(&blk.z))
         })
         .collect();
     // Layers decoded per resolution: fewer where `partial` leaves out a
@@ -183,11 +214,20 @@ pub fn decode_volume(
     dequantize(&c, &chosen, &encoded, &summaries, &mut data);
     let layout = VolumeLayout::new(dims[0], dims[1], dims[2]);
     match h.wavelet {
-        Wavelet::Cdf53 => crate::dwt::inverse_3d::<Cdf53>(backend, &mut data, layout, levels)?,
-        _ => crate::dwt::inverse_3d::<Fixed97>(backend, &mut data, layout, levels)?,
+        Wavelet::Cdf53 => {
+            crate::dwt::inverse_3d_reduced::<Cdf53>(backend, &mut data, layout, levels, reduce)?
+        }
+        _ => crate::dwt::inverse_3d_reduced::<Fixed97>(backend, &mut data, layout, levels, reduce)?,
     }
+    let [rw, rh, _] = out_dims;
     let plane = dims[0] * dims[1];
-    let mut samples = data[a * plane..(b + 1) * plane].to_vec();
+    let mut samples = Vec::with_capacity(rw * rh * (b - a + 1));
+    for z in a..=b {
+        for y in 0..rh {
+            let row = z * plane + y * dims[0];
+            samples.extend_from_slice(&data[row..row + rw]);
+        }
+    }
     drop(data);
     shift_out(
         &mut samples,
@@ -195,13 +235,17 @@ pub fn decode_volume(
         h.sample.signed(),
         h.fraction_bits,
     );
+    let mut nifti_header = h.nifti_header.clone();
+    if let Some(n) = nifti_header.as_mut() {
+        super::io::nifti::scale_voxel_size(n, reduce.map(|k| (1u32 << k) as f32));
+    }
     let volume = Volume {
-        width: dims[0],
-        height: dims[1],
+        width: rw,
+        height: rh,
         depth: b - a + 1,
         sample: h.sample,
         samples,
-        nifti_header: h.nifti_header.clone(),
+        nifti_header,
     };
     let report = VolumeDecodeReport {
         backend: backend.describe(),

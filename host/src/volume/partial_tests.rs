@@ -149,3 +149,78 @@ fn a_cut_inside_the_header_is_an_error_even_with_partial() {
         }
     }
 }
+
+/// `reduce` gives exactly the low band of that many levels of the
+/// file's volume (lossless, so the low band of the original), from fewer
+/// codeblocks, with `slices` counting reduced slices; too many levels are
+/// an error.
+#[test]
+fn a_reduced_decode_is_the_low_band_of_the_volume() {
+    use wavelane_core::dwt::volume::{forward_3d, reduced_dims, scratch_len_3d, uniform_reduction};
+    use wavelane_core::dwt::Cdf53;
+    let v = Volume::from_fn(37, 22, 19, SampleType::U8, |x, y, z| {
+        ((x * 5 + y * 3 + z * 7) % 200 + (x * y + z) % 37) as i32
+    });
+    let o = VolumeOptions {
+        levels: Some([3, 2, 2]),
+        ..VolumeOptions::lossless()
+    };
+    let bytes = encode_volume(&v, &o, &Backend::Cpu).unwrap().bytes;
+    for n in 1..=3u8 {
+        let reduce = uniform_reduction([3, 2, 2], n as u32);
+        let dims = [v.width, v.height, v.depth];
+        // The low band: the level-shifted samples through `reduce` levels.
+        let mut low: Vec<i32> = v.samples.iter().map(|&s| s - 128).collect();
+        let mut scratch = vec![0; scratch_len_3d(dims[0], dims[1], dims[2])];
+        let layout = wavelane_core::dwt::volume::VolumeLayout::new(dims[0], dims[1], dims[2]);
+        forward_3d::<Cdf53>(&mut low, layout, reduce, &mut scratch).unwrap();
+        let out = reduced_dims(dims, [3, 2, 2], reduce);
+        let mut want = Vec::new();
+        for z in 0..out[2] {
+            for y in 0..out[1] {
+                let row = (z * dims[1] + y) * dims[0];
+                want.extend(
+                    low[row..row + out[0]]
+                        .iter()
+                        .map(|&s| (s + 128).clamp(0, 255)),
+                );
+            }
+        }
+        let o = VolumeDecodeOptions {
+            reduce: n,
+            ..Default::default()
+        };
+        let d = decode(&bytes, &o).unwrap();
+        assert_eq!(
+            [d.volume.width, d.volume.height, d.volume.depth],
+            out,
+            "reduce {n}"
+        );
+        assert_eq!(d.volume.samples, want, "reduce {n}");
+        assert!(d.report.blocks_decoded < d.report.blocks_total);
+        for a in 0..out[2] {
+            for b in a..out[2] {
+                let o = VolumeDecodeOptions {
+                    reduce: n,
+                    slices: Some((a, b)),
+                    ..Default::default()
+                };
+                let s = decode(&bytes, &o).unwrap().volume;
+                let plane = out[0] * out[1];
+                assert_eq!(
+                    s.samples,
+                    want[a * plane..(b + 1) * plane],
+                    "reduce {n} slices {a}..{b}"
+                );
+            }
+        }
+    }
+    let too_many = VolumeDecodeOptions {
+        reduce: 4,
+        ..Default::default()
+    };
+    assert!(matches!(
+        decode(&bytes, &too_many),
+        Err(VolumeError::Options(_))
+    ));
+}

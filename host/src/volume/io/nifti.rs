@@ -276,6 +276,26 @@ pub fn header_for(v: &Volume) -> Result<Vec<u8>, VolumeError> {
     Ok(h)
 }
 
+/// Scales the voxel size of a kept (little-endian) header by `factors`
+/// along x, y, z: `pixdim[1..=3]` and the matching columns of the sform
+/// matrix, as a reduced-resolution decode makes each voxel that much
+/// larger. The origin is kept.
+pub fn scale_voxel_size(h: &mut [u8], factors: [f32; 3]) {
+    if h.len() != HEADER_LEN {
+        return;
+    }
+    let mut scale = |at: usize, f: f32| {
+        let v = f32::from_le_bytes(h[at..at + 4].try_into().expect("4 bytes"));
+        h[at..at + 4].copy_from_slice(&(v * f).to_le_bytes());
+    };
+    for (a, &f) in factors.iter().enumerate() {
+        scale(80 + 4 * a, f);
+        for row in 0..3 {
+            scale(280 + 16 * row + 4 * a, f);
+        }
+    }
+}
+
 /// Writes `v` as a `.nii` byte stream (little-endian, no extensions).
 pub fn write(v: &Volume, mut out: impl Write) -> Result<(), VolumeError> {
     v.validate()?;
