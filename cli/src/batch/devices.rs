@@ -95,7 +95,7 @@ pub(crate) enum Coder {
         kind: BackendKind,
         opening: Option<JoinHandle<f64>>,
     },
-    /// A device of `--devices`.
+    /// A device of `--devices` (or a backend opened once, [`Coder::fixed`]).
     Device {
         backend: Backend,
         /// Its start-up, reported with the worker's first file.
@@ -118,6 +118,31 @@ impl Coder {
             })
         });
         Coder::Select { kind, opening }
+    }
+
+    /// A coder on `backend` for every file, opened by the caller.
+    pub(crate) fn fixed(backend: Backend, reason: String) -> Coder {
+        Coder::Device {
+            backend,
+            start: None,
+            reason,
+        }
+    }
+
+    /// Where this coder runs, for reports.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Coder::Device { backend, .. } => backend.describe(),
+            Coder::Select { kind, .. } => format!("--backend {kind}, chosen per file"),
+        }
+    }
+
+    /// The GPU this coder runs on, where it holds one.
+    pub(crate) fn gpu(&self) -> Option<&Arc<Gpu>> {
+        match self {
+            Coder::Device { backend, .. } => backend.gpu(),
+            Coder::Select { .. } => None,
+        }
     }
 
     /// One coder per entry of `indices`, each distinct device opened once
@@ -194,8 +219,8 @@ impl Coder {
                     waited_seconds: 0.0,
                 });
                 let choice = Choice {
-                    asked: BackendKind::Gpu,
-                    chose: BackendKind::Gpu,
+                    asked: backend.kind(),
+                    chose: backend.kind(),
                     reason: reason.clone(),
                 };
                 Ok((backend.clone(), start, choice))

@@ -90,7 +90,7 @@ pub(crate) fn run_files<J: FileJob>(a: BatchArgs<'_>, job: &J) -> CliResult {
         .map(|i| super::output_path(a.output, i, many, J::OUTPUT))
         .collect();
     let clash = first_users(&inputs, &outputs);
-    let coders = match &indices {
+    let mut coders = match &indices {
         Some(list) => Coder::devices(list, a.backend)?,
         None => {
             let early = open_early(a.backend, inputs.first().and_then(|i| job.peek(i)));
@@ -104,7 +104,7 @@ pub(crate) fn run_files<J: FileJob>(a: BatchArgs<'_>, job: &J) -> CliResult {
     let (mut ok, mut skipped, mut image_bytes) = (0usize, 0usize, 0u64);
     pipeline::run(
         inputs.len(),
-        coders,
+        &mut coders,
         Threads::for_workers(workers),
         |i| {
             let (input, out) = (&inputs[i], &outputs[i]);

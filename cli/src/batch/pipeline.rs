@@ -69,13 +69,13 @@ fn take<T>(queue: &Shared<T>) -> Option<T> {
 }
 
 /// Runs inputs `0..n` through `read`, `code` (on one of `workers`, each a
-/// coder thread with its own state) and `write`, calling `done` on this
+/// coder thread with its own state, kept for the next run) and `write`, calling `done` on this
 /// thread with each input's outcome in input order. An error at any stage
 /// is that input's outcome; the others go on.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<W, L, K, F>(
     n: usize,
-    workers: Vec<W>,
+    workers: &mut [W],
     threads: Threads,
     read: impl Fn(usize) -> Result<Flow<L, F>, CliError> + Sync,
     code: impl Fn(&mut W, usize, L) -> Result<K, CliError> + Sync,
@@ -100,11 +100,11 @@ pub(crate) fn run<W, L, K, F>(
             let (to_code, to_done, next) = (to_code.clone(), to_done.clone(), &next);
             s.spawn(move || reader(n, next, read, &to_code, &to_done));
         }
-        for mut worker in workers {
+        for worker in workers.iter_mut() {
             let (coding, to_write, to_done) = (coding.clone(), to_write.clone(), to_done.clone());
             s.spawn(move || {
                 while let Some((i, loaded)) = take(&coding) {
-                    match code(&mut worker, i, loaded) {
+                    match code(worker, i, loaded) {
                         Ok(coded) => {
                             if let Err(e) = to_write.send((i, coded)) {
                                 let _ = to_done.send((e.0 .0, Err("no writer left".into())));
@@ -181,7 +181,7 @@ mod tests {
         let mut seen = Vec::new();
         run(
             12,
-            vec![0u32, 1, 2],
+            &mut [0u32, 1, 2],
             Threads::for_workers(3),
             |i| match i {
                 3 => Err("unreadable".into()),
@@ -233,7 +233,7 @@ mod tests {
         let counts = [AtomicUsize::new(0), AtomicUsize::new(0)];
         run(
             40,
-            vec![0usize, 1],
+            &mut [0usize, 1],
             Threads::for_workers(2),
             |i| Ok(Flow::<usize, ()>::Code(i)),
             |w: &mut usize, _, _| {
