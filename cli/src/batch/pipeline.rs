@@ -14,10 +14,10 @@
 //!   images or files, so memory stays bounded however unequal the workers.
 //!
 //! Files in flight are at most `readers + workers + writers` plus the two
-//! queues' capacity (`workers` each): with one worker and one I/O thread
-//! each way, five, of which three are being worked on at a time (read n+1,
-//! code n, write n-1). docs/codec.md ("Batches") says what this overlaps
-//! and what it guarantees.
+//! queues' capacity (`workers` each): with one worker ([`Threads`]: two
+//! readers, two writers) seven, while the coder codes file n, readers hold
+//! n+1 to n+3 and writers n-1 and n-2. docs/codec.md ("Batches") says what
+//! this overlaps and what it guarantees.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
