@@ -251,4 +251,37 @@ mod tests {
         assert_eq!(fast + slow, 40);
         assert!(fast > 2 * slow, "fast {fast}, slow {slow}");
     }
+
+    /// However fast the reader and slow the coder, no more than the
+    /// documented number of inputs are alive at once (read, not yet
+    /// written): memory stays bounded over a long batch.
+    #[test]
+    fn inputs_in_flight_are_bounded() {
+        let live = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let workers = 2;
+        let threads = Threads::for_workers(workers);
+        run(
+            60,
+            &mut vec![(); workers],
+            threads,
+            |i| {
+                let now = live.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                Ok(Flow::<usize, ()>::Code(i))
+            },
+            |_, _, i| {
+                std::thread::sleep(Duration::from_millis(2));
+                Ok(i)
+            },
+            |_, _| {
+                live.fetch_sub(1, Ordering::SeqCst);
+                Ok(())
+            },
+            |_, outcome| outcome.unwrap(),
+        );
+        let bound = threads.readers + threads.writers + 3 * workers;
+        let most = most.load(Ordering::SeqCst);
+        assert!(most <= bound, "{most} inputs alive at once, bound {bound}");
+    }
 }
