@@ -8,6 +8,7 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::ProgressBar;
 
+use super::batch::{parse_devices, DeviceList};
 use super::encode::WaveletArg;
 use super::CliResult;
 use crate::args::BackendArg;
@@ -21,7 +22,14 @@ use wavelane::image_io;
 #[command(after_help = "Examples:
   wavelane bench codec --size 7680x4320 --bpp 1 --backend gpu --json
   wavelane bench codec --input photo.png --lossless --repeats 10
-  wavelane bench codec --size 1024x1024 --components 1 --bit-depth 12 --bpp 0.5 --layers 4 --backend cpu")]
+  wavelane bench codec --size 1024x1024 --components 1 --bit-depth 12 --bpp 0.5 --layers 4 --backend cpu
+  wavelane bench codec --size 7680x4320 --lossless --frames 64 --backend gpu --json
+  wavelane bench codec --size 7680x4320 --bpp 1 --frames 64 --devices all   # one worker per GPU
+  wavelane bench codec --size 3840x2160 --lossless --frames 64 --devices 0,0 # two workers on GPU 0
+
+With --frames N, N copies of the image go through the pipeline of a batch of
+files (encode and decode batches: readers, one coder per worker, writers) and
+the report gives steady-state frames/s, G samples/s, and GB/s of transfers.")]
 #[command(group = clap::ArgGroup::new("rate").args(["lossless", "bpp"]))]
 pub struct CodecBenchArgs {
     /// The image to code (PNG, PGM/PPM, TIFF); a generated one by default.
@@ -57,6 +65,14 @@ pub struct CodecBenchArgs {
     /// start-up is reported apart.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
+    /// Time a batch of N frames through the batch pipeline instead of single calls:
+    /// steady-state frames/s, G samples/s and GB/s of transfers.
+    #[arg(long, value_name = "N", conflicts_with = "repeats")]
+    frames: Option<usize>,
+    /// With --frames: code on these GPUs (`all`, or indices as `wavelane devices`
+    /// lists them; one listed twice runs two workers on it).
+    #[arg(long, value_name = "all|0,1,...", value_parser = parse_devices, requires = "frames")]
+    devices: Option<DeviceList>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -93,6 +109,16 @@ pub fn run(a: CodecBenchArgs) -> CliResult {
         layers: a.layers,
         ..EncodeOptions::default()
     };
+    if let Some(frames) = a.frames {
+        return crate::bench_batch::run(crate::bench_batch::BatchBench {
+            image,
+            options,
+            frames,
+            backend: a.backend.into(),
+            devices: a.devices.as_ref(),
+            json: a.json,
+        });
+    }
     // Opened once, before any timing; no clock warm-up (it would add busy
     // work before every submission of a whole encode, unlike a real one).
     let t = Instant::now();

@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use indicatif::ProgressBar;
-
-use super::batch::{open_early, read_while_opening, run_files, select_backend};
+use super::batch::devices::Coder;
+use super::batch::{parse_devices, run_files, BatchArgs, DeviceList, Done, FileJob};
 use super::{CliError, CliResult};
 use wavelane_core::dwt::{level_size, Wavelet};
 
@@ -23,8 +22,19 @@ use wavelane::verify;
 
 /// Arguments of `wavelane decode`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  wavelane decode photo.wl -o photo.png
+  wavelane decode photo.wl -o thumb.png --reduce 3 --layers 1
+  wavelane decode archive/ -o images/              # every .wl of a directory, as PNG
+  wavelane decode archive/*.wl -o images/ --devices all --json
+
+With several inputs (or a directory) the output is a directory of PNG
+files: reading, decoding and writing overlap (a few files in flight),
+every output equals what decoding its input alone gives, reports come in
+input order, and a failed file is reported while the others go on (exit
+code 3).")]
 pub struct DecodeArgs {
-    /// Input .wl files.
+    /// Input .wl files, or directories of them.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Output image (.png, .pgm, .ppm, .pnm, .tif); with several inputs, a directory (PNG files).
@@ -49,6 +59,12 @@ pub struct DecodeArgs {
     /// Skip inputs whose output already exists (outputs are written atomically).
     #[arg(long)]
     pub skip_existing: bool,
+    /// Decode on these GPUs (`all`, or indices as `wavelane devices` lists them), one
+    /// worker each, taking files from one queue: a faster device decodes more of them.
+    /// An index listed twice runs two workers on that device (one file's transfers
+    /// overlap another's kernels).
+    #[arg(long, value_name = "all|0,1,...", value_parser = parse_devices)]
+    pub devices: Option<DeviceList>,
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
@@ -142,20 +158,23 @@ pub fn run(args: DecodeArgs) -> CliResult {
     if args.slices.is_some() {
         return Err("--slices applies to volume files only".into());
     }
-    let options = DecodeOptions {
-        reduce: args.reduce,
-        layers: args.layers,
-        ..DecodeOptions::default()
+    let job = DecodeJob {
+        options: DecodeOptions {
+            reduce: args.reduce,
+            layers: args.layers,
+            ..DecodeOptions::default()
+        },
+        args: &args,
     };
-    // Outputs are written atomically, so one under its final name is
-    // complete; it only has to read back as an image.
     run_files(
-        &args.inputs,
-        &args.output,
-        "png",
-        args.json,
-        |out| (args.skip_existing && image_io::load(out).is_ok()).then_some("exists"),
-        |input, out, bar, reports| decode_one(&args, &options, input, out, bar, reports),
+        BatchArgs {
+            inputs: &args.inputs,
+            output: &args.output,
+            json: args.json,
+            backend: args.backend.into(),
+            devices: args.devices.as_ref(),
+        },
+        &job,
     )
 }
 
@@ -181,90 +200,154 @@ fn explain(bytes: &[u8], e: CodecError) -> CliError {
     e.into()
 }
 
-/// Decodes one input to `out`, adding its report.
-fn decode_one(
-    args: &DecodeArgs,
-    options: &DecodeOptions,
-    input: &Path,
-    out: &Path,
-    bar: &ProgressBar,
-    reports: &mut Vec<serde_json::Value>,
-) -> CliResult {
-    let kind = args.backend.into();
-    let peeked = peek_job(input, args.reduce);
-    let (read, early) =
-        read_while_opening(open_early(kind, peeked), || read_needed(input, args.reduce));
-    let (bytes, file_size) = read?;
-    // A file shorter than its own header and index promise is an error
-    // unless --partial asks for the progressive prefix.
-    let expected = verify::wl_expected_len(&bytes).ok();
-    let cut = expected.filter(|&full| file_size < full);
-    if let (Some(full), false) = (cut, args.partial) {
-        return Err(format!(
-            "truncated: {file_size} of the {full} bytes its index promises \
-             (decode what is there with --partial)"
-        )
-        .into());
+/// Decoding one file of a batch.
+struct DecodeJob<'a> {
+    args: &'a DecodeArgs,
+    options: DecodeOptions,
+}
+
+/// The bytes of a file read: those the decode needs, and the file's size.
+struct Loaded {
+    bytes: Vec<u8>,
+    file_size: u64,
+    /// The size its index promises, where the file is shorter (--partial).
+    cut: Option<u64>,
+}
+
+/// A file decoded, with what its report needs.
+struct Coded {
+    loaded: Loaded,
+    decoded: codec::Decoded,
+    damaged: Vec<usize>,
+    warnings: Vec<String>,
+    device_start: super::batch::start::DeviceStart,
+    choice: wavelane::backend::auto::Choice,
+}
+
+impl FileJob for DecodeJob<'_> {
+    type Loaded = Loaded;
+    type Coded = Coded;
+    const INPUTS: &'static [&'static str] = &["wl"];
+    const OUTPUT: &'static str = "png";
+
+    fn peek(&self, input: &Path) -> Option<Job> {
+        peek_job(input, self.args.reduce)
     }
-    let (backend, device_start, choice) =
-        select_backend(kind, decode_job(&bytes, args.reduce), early)?;
-    let (decoded, damaged) = if args.partial {
-        codec::decode_skipping_damaged(&bytes, options, &backend)?
-    } else {
-        let d = codec::decode(&bytes, options, &backend).map_err(|e| explain(&bytes, e))?;
-        (d, Vec::new())
-    };
-    if let Some(full) = cut {
-        bar.suspend(|| {
-            eprintln!(
-                "wavelane: warning: {}: truncated ({file_size} of {full} bytes), decoded the prefix",
-                input.display()
+
+    fn skip(&self, out: &Path) -> Option<&'static str> {
+        // Outputs are written atomically, so one under its final name is
+        // complete; it only has to read back as an image.
+        (self.args.skip_existing && image_io::load(out).is_ok()).then_some("exists")
+    }
+
+    fn read(&self, input: &Path, _out: &Path) -> Result<Loaded, CliError> {
+        let (bytes, file_size) = read_needed(input, self.args.reduce)?;
+        // A file shorter than its own header and index promise is an error
+        // unless --partial asks for the progressive prefix.
+        let expected = verify::wl_expected_len(&bytes).ok();
+        let cut = expected.filter(|&full| file_size < full);
+        if let (Some(full), false) = (cut, self.args.partial) {
+            return Err(format!(
+                "truncated: {file_size} of the {full} bytes its index promises \
+                 (decode what is there with --partial)"
             )
-        });
+            .into());
+        }
+        Ok(Loaded {
+            bytes,
+            file_size,
+            cut,
+        })
     }
-    if !damaged.is_empty() {
-        let c = Container::parse(&bytes, ReadOptions::default())?;
-        bar.suspend(|| {
+
+    fn code(&self, input: &Path, loaded: Loaded, coder: &mut Coder) -> Result<Coded, CliError> {
+        let bytes = &loaded.bytes;
+        let (backend, device_start, choice) = coder.backend(decode_job(bytes, self.args.reduce))?;
+        let (decoded, damaged) = if self.args.partial {
+            codec::decode_skipping_damaged(bytes, &self.options, &backend)?
+        } else {
+            let d = codec::decode(bytes, &self.options, &backend).map_err(|e| explain(bytes, e))?;
+            (d, Vec::new())
+        };
+        let mut warnings = Vec::new();
+        if let Some(full) = loaded.cut {
+            warnings.push(format!(
+                "wavelane: warning: {}: truncated ({} of {full} bytes), decoded the prefix",
+                input.display(),
+                loaded.file_size
+            ));
+        }
+        if !damaged.is_empty() {
+            let c = Container::parse(bytes, ReadOptions::default())?;
             for &k in &damaged {
-                eprintln!(
+                warnings.push(format!(
                     "wavelane: warning: {}: left out {}",
                     input.display(),
                     verify::damaged_segment(&c, k)
-                );
+                ));
             }
-        });
+        }
+        Ok(Coded {
+            loaded,
+            decoded,
+            damaged,
+            warnings,
+            device_start,
+            choice,
+        })
     }
-    image_io::save(&decoded.image, out)?;
-    let r = &decoded.report;
-    let samples = decoded.image.samples() as f64;
-    if args.json {
-        reports.push(serde_json::json!({
-            "input": input, "output": out, "file_bytes": file_size, "bytes_read": bytes.len(),
-            "damaged_segments": damaged,
-            "report": r, "megasamples_per_second": samples / r.seconds / 1e6,
-            "transfers": r.transfers, "stages": r.stages,
-            "device_start": device_start, "backend_choice": choice,
-        }));
-    } else {
-        bar.suspend(|| {
-            println!(
-                "{} -> {}: {}x{}, {} of {} resolution(s), {} layer(s), read {} of {} bytes{}{}, {:.3} s ({:.1} MS/s) on {}",
-                input.display(),
-                out.display(),
-                r.width,
-                r.height,
-                r.resolutions,
-                r.resolutions + args.reduce as usize,
-                r.layers,
-                bytes.len(),
-                file_size,
-                if cut.is_some() { " (truncated file)" } else { "" },
-                if damaged.is_empty() { String::new() } else { format!(" ({} damaged segment(s) left out)", damaged.len()) },
-                r.seconds,
-                samples / r.seconds / 1e6,
-                r.backend
-            );
-        });
+
+    fn write(&self, input: &Path, out: &Path, coded: Coded) -> Result<Done, CliError> {
+        let Coded {
+            loaded,
+            decoded,
+            damaged,
+            warnings,
+            device_start,
+            choice,
+        } = coded;
+        image_io::save(&decoded.image, out)?;
+        let r = &decoded.report;
+        let samples = decoded.image.samples() as f64;
+        let image_bytes = samples as u64 * if decoded.image.bit_depth > 8 { 2 } else { 1 };
+        let (bytes, file_size) = (&loaded.bytes, loaded.file_size);
+        if self.args.json {
+            let json = serde_json::json!({
+                "input": input, "output": out, "file_bytes": file_size, "bytes_read": bytes.len(),
+                "damaged_segments": damaged,
+                "report": r, "megasamples_per_second": samples / r.seconds / 1e6,
+                "transfers": r.transfers, "stages": r.stages,
+                "device_start": device_start, "backend_choice": choice,
+            });
+            return Ok(Done {
+                json: Some(json),
+                warnings,
+                image_bytes,
+                ..Done::default()
+            });
+        }
+        let text = format!(
+            "{} -> {}: {}x{}, {} of {} resolution(s), {} layer(s), read {} of {} bytes{}{}, {:.3} s ({:.1} MS/s) on {}",
+            input.display(),
+            out.display(),
+            r.width,
+            r.height,
+            r.resolutions,
+            r.resolutions + self.args.reduce as usize,
+            r.layers,
+            bytes.len(),
+            file_size,
+            if loaded.cut.is_some() { " (truncated file)" } else { "" },
+            if damaged.is_empty() { String::new() } else { format!(" ({} damaged segment(s) left out)", damaged.len()) },
+            r.seconds,
+            samples / r.seconds / 1e6,
+            r.backend
+        );
+        Ok(Done {
+            text: Some(text),
+            warnings,
+            image_bytes,
+            ..Done::default()
+        })
     }
-    Ok(())
 }

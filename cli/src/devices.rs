@@ -1,4 +1,5 @@
-//! `wavelane devices`: which Vulkan devices there are and which one is used.
+//! `wavelane devices`: which Vulkan devices there are and which one is used;
+//! its indices are the ones `--devices` takes (cli/src/batch/devices.rs).
 
 use clap::Args;
 
@@ -50,5 +51,6 @@ pub fn run(args: DevicesArgs) -> CliResult {
         info.int64_atomics
     );
     println!("(set {DEVICE_ENV}=<index|name substring> to choose another)");
+    println!("(batches: encode/decode --devices all, or a list of these indices such as 0,1)");
     Ok(())
 }

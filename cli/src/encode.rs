@@ -3,13 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use indicatif::ProgressBar;
 use wavelane_core::dwt::Wavelet;
 
 use std::io::Write;
 
-use super::batch::{open_early, read_while_opening, run_files, select_backend};
-use super::CliResult;
+use super::batch::devices::Coder;
+use super::batch::{parse_devices, run_files, BatchArgs, DeviceList, Done, FileJob};
+use super::{CliError, CliResult};
 use crate::args::BackendArg;
 use wavelane::backend::Job;
 use wavelane::codec::{self, EncodeOptions, RateTarget, TableChoice};
@@ -56,9 +56,21 @@ pub enum TablesArg {
 
 /// Arguments of `wavelane encode`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  wavelane encode photo.png -o photo.wl --lossless
+  wavelane encode scans/ -o archive/ --lossless          # every image of a directory
+  wavelane encode frames/*.png -o out/ --bpp 1 --json    # per-file reports and a summary
+  wavelane encode tiles/ -o out/ --lossless --devices all
+  wavelane encode tiles/ -o out/ --lossless --devices 0,0  # two workers on device 0
+
+With several inputs (or a directory) the output is a directory: reading,
+coding and writing overlap (a few files in flight), every output equals
+what encoding its input alone gives, reports come in input order, and a
+failed file is reported while the others go on (exit code 3).")]
 #[command(group = clap::ArgGroup::new("rate").args(["lossless", "bpp", "psnr"]))]
 pub struct EncodeArgs {
-    /// Input images (PNG, PGM/PPM, TIFF; 8 or 16 bit; gray, gray+alpha, RGB, RGBA).
+    /// Input images (PNG, PGM/PPM, TIFF; 8 or 16 bit; gray, gray+alpha, RGB, RGBA), or
+    /// directories of them.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Output .wl file; with several inputs, a directory (each input's name with .wl).
@@ -116,6 +128,12 @@ pub struct EncodeArgs {
     /// Skip inputs whose output exists and verifies cleanly (resume a killed batch).
     #[arg(long)]
     pub skip_existing: bool,
+    /// Code on these GPUs (`all`, or indices as `wavelane devices` lists them), one
+    /// worker each, taking files from one queue: a faster device codes more of them.
+    /// An index listed twice runs two workers on that device (one file's transfers
+    /// overlap another's kernels).
+    #[arg(long, value_name = "all|0,1,...", value_parser = parse_devices)]
+    pub devices: Option<DeviceList>,
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
@@ -184,92 +202,159 @@ pub fn run(args: EncodeArgs) -> CliResult {
             return crate::volume::encode_from_image_args(&args, input);
         }
     }
-    let options = args.options();
+    let job = EncodeJob {
+        options: args.options(),
+        args: &args,
+    };
     run_files(
-        &args.inputs,
-        &args.output,
-        "wl",
-        args.json,
-        |out| (args.skip_existing && complete_wl(out)).then_some("is complete"),
-        |input, out, bar, reports| encode_one(&args, &options, input, out, bar, reports),
+        BatchArgs {
+            inputs: &args.inputs,
+            output: &args.output,
+            json: args.json,
+            backend: args.backend.into(),
+            devices: args.devices.as_ref(),
+        },
+        &job,
     )
 }
 
-/// Encodes one input to `out`, adding its report.
-fn encode_one(
-    args: &EncodeArgs,
-    options: &EncodeOptions,
-    input: &Path,
-    out: &Path,
-    bar: &ProgressBar,
-    reports: &mut Vec<serde_json::Value>,
-) -> CliResult {
-    // The output is opened first: an unwritable target fails before the
-    // encode is spent, and a killed run leaves only a temporary file
-    // (wavelane::output).
-    let mut file = AtomicFile::create(out)?;
-    // Only single-layer lossless files are coded on the device.
-    let lossless = options.target == RateTarget::Lossless && options.layers == 1;
-    let kind = args.backend.into();
-    let peeked = peek_samples(input).map(|samples| Job::Encode { samples, lossless });
-    let (image, early) = read_while_opening(open_early(kind, peeked), || image_io::load(input));
-    let mut image = image?;
-    if let Some(b) = args.bit_depth {
-        image.bit_depth = b;
+/// Encoding one file of a batch.
+struct EncodeJob<'a> {
+    args: &'a EncodeArgs,
+    options: EncodeOptions,
+}
+
+impl EncodeJob<'_> {
+    /// Only single-layer lossless files are coded on the device.
+    fn lossless(&self) -> bool {
+        self.options.target == RateTarget::Lossless && self.options.layers == 1
     }
-    let job = Job::Encode {
-        samples: image.samples() as u64,
-        lossless,
-    };
-    let (backend, device_start, choice) = select_backend(kind, job, early)?;
-    // Encoding runs some forty parallel regions (stages, DWT levels);
-    // started from a pool thread, each is a push onto its queue, where
-    // from this thread each would be a hand-over to the pool and a
-    // sleep and wake-up of this thread.
-    let (width, height, components, bit_depth, samples) = (
-        image.width,
-        image.height,
-        image.components(),
-        image.bit_depth,
-        image.samples() as f64,
-    );
-    // The image is not needed afterwards: the encoder reuses its planes.
-    let (encoded, ()) = rayon::join(|| codec::encode_owned(image, options, &backend), || ());
-    let encoded = encoded?;
-    file.write_all(&encoded.bytes)?;
-    file.commit()?;
-    let r = &encoded.report;
-    if args.json {
-        reports.push(serde_json::json!({
-            "input": input, "output": out, "width": width, "height": height,
-            "components": components, "bit_depth": bit_depth,
-            "target": options.target, "report": r,
-            "megasamples_per_second": samples / r.seconds.total / 1e6,
-            "transfers": r.transfers, "stages": r.stages,
-            "device_start": device_start, "backend_choice": choice,
-        }));
-    } else {
-        bar.suspend(|| {
-            let quality = match (r.measured_psnr, r.estimated_psnr) {
-                (Some(p), _) => format!(", PSNR {p:.2} dB"),
-                (None, Some(p)) => format!(", PSNR ~{p:.2} dB (model)"),
-                _ => ", lossless".to_string(),
-            };
-            println!(
-                "{} -> {}: {}x{}x{} {}-bit, {} bytes ({:.4} bpp){quality}, {:.3} s ({:.1} MS/s) on {}",
-                input.display(),
-                out.display(),
-                width,
-                height,
-                components,
-                bit_depth,
-                r.bytes,
-                r.bpp,
-                r.seconds.total,
-                samples / r.seconds.total / 1e6,
-                r.backend
-            );
-        });
+}
+
+/// An image read, with the output file it goes to.
+struct Loaded {
+    file: AtomicFile,
+    image: codec::Image,
+}
+
+/// An image encoded, with what its report needs.
+struct Coded {
+    file: AtomicFile,
+    encoded: codec::Encoded,
+    shape: (usize, usize, usize, u8, f64),
+    device_start: super::batch::start::DeviceStart,
+    choice: wavelane::backend::auto::Choice,
+}
+
+impl FileJob for EncodeJob<'_> {
+    type Loaded = Loaded;
+    type Coded = Coded;
+    const INPUTS: &'static [&'static str] = &["png", "pgm", "ppm", "pnm", "tif", "tiff"];
+    const OUTPUT: &'static str = "wl";
+
+    fn peek(&self, input: &Path) -> Option<Job> {
+        let lossless = self.lossless();
+        peek_samples(input).map(|samples| Job::Encode { samples, lossless })
     }
-    Ok(())
+
+    fn skip(&self, out: &Path) -> Option<&'static str> {
+        (self.args.skip_existing && complete_wl(out)).then_some("is complete")
+    }
+
+    fn read(&self, input: &Path, out: &Path) -> Result<Loaded, CliError> {
+        // The output is opened first: an unwritable target fails before the
+        // encode is spent, and a killed run leaves only a temporary file
+        // (wavelane::output).
+        let file = AtomicFile::create(out)?;
+        let mut image = image_io::load(input)?;
+        if let Some(b) = self.args.bit_depth {
+            image.bit_depth = b;
+        }
+        Ok(Loaded { file, image })
+    }
+
+    fn code(&self, _input: &Path, loaded: Loaded, coder: &mut Coder) -> Result<Coded, CliError> {
+        let Loaded { file, image } = loaded;
+        let job = Job::Encode {
+            samples: image.samples() as u64,
+            lossless: self.lossless(),
+        };
+        let (backend, device_start, choice) = coder.backend(job)?;
+        let shape = (
+            image.width,
+            image.height,
+            image.components(),
+            image.bit_depth,
+            image.samples() as f64,
+        );
+        // Encoding runs some forty parallel regions (stages, DWT levels);
+        // started from a pool thread, each is a push onto its queue, where
+        // from this thread each would be a hand-over to the pool and a
+        // sleep and wake-up of this thread. The image is not needed
+        // afterwards: the encoder reuses its planes.
+        let (encoded, ()) = rayon::join(
+            || codec::encode_owned(image, &self.options, &backend),
+            || (),
+        );
+        Ok(Coded {
+            file,
+            encoded: encoded?,
+            shape,
+            device_start,
+            choice,
+        })
+    }
+
+    fn write(&self, input: &Path, out: &Path, coded: Coded) -> Result<Done, CliError> {
+        let Coded {
+            mut file,
+            encoded,
+            shape: (width, height, components, bit_depth, samples),
+            device_start,
+            choice,
+        } = coded;
+        file.write_all(&encoded.bytes)?;
+        file.commit()?;
+        let r = &encoded.report;
+        let image_bytes = samples as u64 * if bit_depth > 8 { 2 } else { 1 };
+        if self.args.json {
+            let json = serde_json::json!({
+                "input": input, "output": out, "width": width, "height": height,
+                "components": components, "bit_depth": bit_depth,
+                "target": self.options.target, "report": r,
+                "megasamples_per_second": samples / r.seconds.total / 1e6,
+                "transfers": r.transfers, "stages": r.stages,
+                "device_start": device_start, "backend_choice": choice,
+            });
+            return Ok(Done {
+                json: Some(json),
+                image_bytes,
+                ..Done::default()
+            });
+        }
+        let quality = match (r.measured_psnr, r.estimated_psnr) {
+            (Some(p), _) => format!(", PSNR {p:.2} dB"),
+            (None, Some(p)) => format!(", PSNR ~{p:.2} dB (model)"),
+            _ => ", lossless".to_string(),
+        };
+        let text = format!(
+            "{} -> {}: {}x{}x{} {}-bit, {} bytes ({:.4} bpp){quality}, {:.3} s ({:.1} MS/s) on {}",
+            input.display(),
+            out.display(),
+            width,
+            height,
+            components,
+            bit_depth,
+            r.bytes,
+            r.bpp,
+            r.seconds.total,
+            samples / r.seconds.total / 1e6,
+            r.backend
+        );
+        Ok(Done {
+            text: Some(text),
+            image_bytes,
+            ..Done::default()
+        })
+    }
 }

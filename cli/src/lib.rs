@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod args;
 mod batch;
 mod bench;
+mod bench_batch;
 mod bench_cavlc;
 mod bench_codec;
 mod bench_dwt;

@@ -174,3 +174,72 @@ fn encode_and_decode_on_the_gpu_count_the_bytes_they_move() {
         .expect("parse");
     assert_eq!(parse["device"], "cpu", "{dec}");
 }
+
+/// Runs `wavelane bench codec --frames` on a small generated image and
+/// checks the batch report's shape; returns it.
+fn bench_frames(frames: usize, args: &[&str]) -> Value {
+    let n = frames.to_string();
+    let mut all = vec![
+        "bench", "codec", "--size", "61x37", "--frames", &n, "--json",
+    ];
+    all.extend(args);
+    let report: Value = serde_json::from_str(&ok(&all)).expect("JSON report");
+    assert_eq!(report["area"], "codec-batch", "{report}");
+    assert_eq!(report["frames"], frames);
+    assert_eq!(report["samples"], 61 * 37 * 3);
+    let results = report["results"].as_array().expect("results");
+    let ops: Vec<&str> = results.iter().map(|r| r["op"].as_str().unwrap()).collect();
+    assert_eq!(ops, ["encode", "decode"]);
+    for r in results {
+        let seconds = r["seconds"].as_f64().unwrap();
+        let fps = r["frames_per_s"].as_f64().unwrap();
+        assert!(
+            seconds > 0.0 && (fps * seconds - frames as f64).abs() < 1e-6,
+            "{r}"
+        );
+        let gs = r["gsamples_per_s"].as_f64().unwrap();
+        assert!((gs * 1e9 - fps * (61.0 * 37.0 * 3.0)).abs() < 1.0, "{r}");
+        let moved = r["transfers"]["upload_bytes"].as_u64().unwrap()
+            + r["transfers"]["download_bytes"].as_u64().unwrap();
+        let gbps = r["transfer_gb_per_s"].as_f64().unwrap();
+        assert!((gbps * 1e9 * seconds - moved as f64).abs() < 1.0, "{r}");
+    }
+    report
+}
+
+#[test]
+fn bench_codec_frames_on_the_cpu_moves_nothing() {
+    let report = bench_frames(3, &["--backend", "cpu", "--lossless"]);
+    assert_eq!(report["workers"], 1);
+    for r in report["results"].as_array().unwrap() {
+        assert_eq!(r["transfer_gb_per_s"], 0.0, "{r}");
+        assert_eq!(r["dispatches"], 0, "{r}");
+    }
+}
+
+#[test]
+fn bench_codec_frames_on_gpu_devices_counts_every_frame_transfers() {
+    let frames = 4;
+    let report = bench_frames(
+        frames,
+        &["--backend", "gpu", "--devices", "0,0", "--bpp", "2"],
+    );
+    assert_eq!(report["workers"], 2, "{report}");
+    assert_eq!(report["devices"], serde_json::json!([0, 0]));
+    let samples = (61 * 37 * 3 * frames) as u64;
+    let (enc, dec) = (&report["results"][0], &report["results"][1]);
+    // Every frame's samples go up for an encode and come back from a
+    // decode: the devices' counters over the whole batch.
+    assert!(
+        enc["transfers"]["upload_bytes"].as_u64().unwrap() >= samples,
+        "{enc}"
+    );
+    assert!(
+        dec["transfers"]["download_bytes"].as_u64().unwrap() >= samples,
+        "{dec}"
+    );
+    assert!(
+        enc["dispatches"].as_u64().unwrap() >= frames as u64,
+        "{enc}"
+    );
+}

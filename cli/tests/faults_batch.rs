@@ -63,6 +63,13 @@ fn an_input_truncated_while_the_batch_runs() {
     let dir = Scratch::new("faults-batch", "cut");
     let first = dir.file("first.ppm", &ppm(64, 48));
     let slow = dir.file("slow.ppm", &ppm(1536, 1024));
+    // Batches read ahead of the coder (cli/src/batch/pipeline.rs): with
+    // one coder, at most the queue's one input and one per reader thread
+    // (two) beyond the one being coded. Three small inputs after the slow
+    // one keep the cut ones unread until the slow encode has finished.
+    let ahead: Vec<_> = (1..=3)
+        .map(|k| dir.file(&format!("f{k}.ppm"), &ppm(24, 16)))
+        .collect();
     let last = dir.file("last.ppm", &ppm(96, 64));
     let vanish = dir.file("vanish.ppm", &ppm(32, 32));
     let out = dir.path("out");
@@ -71,6 +78,9 @@ fn an_input_truncated_while_the_batch_runs() {
             "encode",
             s(&first),
             s(&slow),
+            s(&ahead[0]),
+            s(&ahead[1]),
+            s(&ahead[2]),
             s(&last),
             s(&vanish),
             "-o",
@@ -107,8 +117,11 @@ fn an_input_truncated_while_the_batch_runs() {
         err.contains("last.ppm") && err.contains("vanish.ppm"),
         "{err}"
     );
-    assert!(err.contains("2 of 4 files failed"), "{err}");
-    assert_eq!(names(&out), ["first.wl", "slow.wl"]);
+    assert!(err.contains("2 of 7 files failed"), "{err}");
+    assert_eq!(
+        names(&out),
+        ["f1.wl", "f2.wl", "f3.wl", "first.wl", "slow.wl"]
+    );
     // Resume: --skip-existing encodes only what is missing or bad.
     std::fs::write(&last, &bytes).unwrap();
     let slow_wl = std::fs::read(out.join("slow.wl")).unwrap();

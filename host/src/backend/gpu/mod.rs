@@ -137,10 +137,23 @@ impl Gpu {
     /// Opens the device chosen by `WAVELANE_DEVICE` or, without it, the
     /// first discrete GPU, else integrated, virtual, then CPU (lavapipe).
     pub fn new() -> Result<Arc<Gpu>, GpuError> {
+        Gpu::open_selected(std::env::var(DEVICE_ENV).ok().as_deref())
+    }
+
+    /// Opens device `index` of [`Gpu::list`], whatever `WAVELANE_DEVICE`
+    /// says: a device of its own, apart from [`Gpu::shared`], with its own
+    /// queue, pipelines and counters (batches on several devices,
+    /// `wavelane encode --devices`).
+    pub fn open(index: usize) -> Result<Arc<Gpu>, GpuError> {
+        Gpu::open_selected(Some(&index.to_string()))
+    }
+
+    /// Opens the device `selector` (an index or a name substring) picks,
+    /// or the preferred one without it ([`device::pick`]).
+    fn open_selected(selector: Option<&str>) -> Result<Arc<Gpu>, GpuError> {
         let (instance, messenger) = device::create_instance()?;
         let candidates = device::compute_devices(&instance)?;
-        let selector = std::env::var(DEVICE_ENV).ok();
-        let (index, physical, family) = device::pick(candidates, selector.as_deref())?;
+        let (index, physical, family) = device::pick(candidates, selector)?;
         let (device, queue, features) = device::create_device(&physical, family)?;
         let info = device::describe(index, &physical, &features);
         // SAFETY: no initial data is passed, so there is nothing the driver
