@@ -14,6 +14,8 @@ use crate::backend::Backend;
 use crate::bpc::cpu::CutDecreases;
 use crate::bpc::{cpu, BlockDesc, CodeblockBatch, EncodedBatch};
 use crate::codec::error::CodecError;
+use crate::codec::planes::Resident;
+use crate::codec::stages::codeblocks::Formed;
 use crate::codec::header::Header;
 
 /// What rate control needs of the coded blocks besides their codewords.
@@ -62,7 +64,7 @@ pub(crate) fn shifted_tables(tables: &ProbabilityTables, shift: u8) -> Probabili
 }
 
 /// Groups block indices by shift: `(shift, blocks)` in increasing shift.
-fn by_shift(shifts: &[u8]) -> Vec<(u8, Vec<usize>)> {
+pub(crate) fn by_shift(shifts: &[u8]) -> Vec<(u8, Vec<usize>)> {
     let mut groups: Vec<(u8, Vec<usize>)> = Vec::new();
     for (i, &s) in shifts.iter().enumerate() {
         match groups.iter_mut().find(|g| g.0 == s) {
@@ -86,16 +88,8 @@ fn encode_batch(
     // 64-bit integers in shaders) is coded on the CPU instead.
     #[cfg(feature = "gpu")]
     if let Backend::Gpu(gpu) = backend {
-        use crate::backend::gpu::GpuError;
-        use crate::bpc::BpcError;
-        match gpu_encode_batch(gpu, batch, tables, needs) {
-            Ok(coded) => return Ok(coded),
-            Err(BpcError::Gpu(GpuError::Limit(why))) => log::debug!(
-                "coding {} codeblocks ({:?} records) on the CPU: {why}",
-                batch.len(),
-                needs
-            ),
-            Err(e) => return Err(e.into()),
+        if let Some(coded) = gpu_encode(gpu, crate::bpc::gpu::Source::Host(batch), tables, needs)? {
+            return Ok(coded);
         }
     }
     #[cfg(not(feature = "gpu"))]
@@ -103,22 +97,49 @@ fn encode_batch(
     cpu_encode_batch(batch, tables, needs)
 }
 
+/// The GPU driver's coding of `source`, or `None` where the device cannot
+/// take it (logged at debug level; the caller codes on the CPU).
+#[cfg(feature = "gpu")]
+fn gpu_encode(
+    gpu: &crate::backend::gpu::Gpu,
+    source: crate::bpc::gpu::Source<'_>,
+    tables: &ProbabilityTables,
+    needs: Records,
+) -> Result<Option<Coded>, CodecError> {
+    use crate::backend::gpu::GpuError;
+    use crate::bpc::BpcError;
+    match gpu_encode_batch(gpu, source, tables, needs) {
+        Ok(coded) => Ok(Some(coded)),
+        Err(BpcError::Gpu(GpuError::Limit(why))) => {
+            log::debug!(
+                "coding {} codeblocks ({:?} records) on the CPU: {why}",
+                source.len(),
+                needs
+            );
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// The GPU driver's coding of one batch, with the records `needs` asks for.
 #[cfg(feature = "gpu")]
 fn gpu_encode_batch(
     gpu: &crate::backend::gpu::Gpu,
-    batch: &CodeblockBatch,
+    source: crate::bpc::gpu::Source<'_>,
     tables: &ProbabilityTables,
     needs: Records,
 ) -> Result<Coded, crate::bpc::BpcError> {
-    use crate::bpc::gpu;
+    use crate::bpc::gpu::{self, RecordsAsked};
     let (encoded, records, cuts) = match needs {
         Records::Cuts => {
-            let (encoded, (records, cuts), _) = gpu::encode_with_cuts(gpu, batch, tables)?;
+            let (encoded, (records, cuts), _) =
+                gpu::encode_with(gpu, source, tables, RecordsAsked::Cuts)?;
             (encoded, records, cuts)
         }
         Records::Passes | Records::PassEnds => {
-            let (encoded, mut records, _) = gpu::encode_with_records(gpu, batch, tables)?;
+            let (encoded, (mut records, _), _) =
+                gpu::encode_with(gpu, source, tables, RecordsAsked::Passes)?;
             if needs == Records::PassEnds {
                 // What the CPU driver reports for pass ends (it skips the
                 // decreases; the GPU's records build has them anyway).
@@ -130,7 +151,7 @@ fn gpu_encode_batch(
             (encoded, records, Vec::new())
         }
         Records::Totals => {
-            let (encoded, _) = gpu::encode(gpu, batch, tables)?;
+            let (encoded, _, _) = gpu::encode_on_device(gpu, source, tables, RecordsAsked::No)?;
             let records = totals(&encoded);
             (encoded, records, Vec::new())
         }
@@ -191,9 +212,36 @@ pub(crate) fn totals(encoded: &EncodedBatch) -> Vec<Vec<PassRecord>> {
         .collect()
 }
 
-/// Codes every block of `batch` with the records rate control `needs`;
-/// block `i` with the tables shifted by `shifts[i]`.
+/// Codes every block of `formed` with the records rate control `needs`;
+/// block `i` with the tables shifted by `shifts[i]`. On the GPU backend
+/// the coder reads index planes on the device in place (the blocks of one
+/// shift: early termination's shifts are applied to the host's indices);
+/// otherwise it codes the host batch.
 pub(crate) fn encode(
+    header: &Header,
+    formed: &mut Formed,
+    shifts: &[u8],
+    needs: Records,
+    backend: &Backend,
+) -> Result<Coded, CodecError> {
+    let tables = header.tables.probability_tables();
+    #[cfg(feature = "gpu")]
+    if let (Backend::Gpu(gpu), Some(device)) = (backend, formed.device()) {
+        if shifts.iter().all(|&s| s == 0) {
+            let source = crate::bpc::gpu::Source::Device {
+                coefficients: &device.planes.buffer,
+                blocks: &device.blocks,
+            };
+            if let Some(coded) = gpu_encode(gpu, source, tables, needs)? {
+                return Ok(coded);
+            }
+        }
+    }
+    encode_host(header, formed.host()?, shifts, needs, backend)
+}
+
+/// [`encode`] of a host batch.
+pub(crate) fn encode_host(
     header: &Header,
     batch: &mut CodeblockBatch,
     shifts: &[u8],
@@ -278,9 +326,40 @@ fn decode_batch(
     })
 }
 
+/// Decodes `encoded`, the blocks `blocks` of an image decoded at `width x
+/// height`, block `i` with the tables shifted by `shifts[i]`, into index
+/// planes: on the GPU backend, where the decoder's back end runs on the
+/// device ([`super::device::decodes`]), into device planes that
+/// dequantization reads in place ([`super::resident::decode`]); otherwise
+/// into the host's index array.
+pub(crate) fn decode(
+    header: &Header,
+    blocks: &[crate::codec::codeblocks::BlockGeometry],
+    (width, height): (usize, usize),
+    encoded: &EncodedBatch,
+    shifts: &[u8],
+    backend: &Backend,
+) -> Result<(Resident<Vec<i32>>, Vec<Decoded>), CodecError> {
+    let comps = header.components as usize;
+    #[cfg(feature = "gpu")]
+    if let Backend::Gpu(gpu) = backend {
+        use super::{device, resident};
+        if device::decodes(gpu, header, width, height)
+            && resident::bindable(gpu, width * height, comps)
+        {
+            let (planes, decoded) =
+                resident::decode(gpu, header, blocks, (width, height), encoded, shifts)?;
+            return Ok((Resident::Device(planes), decoded));
+        }
+    }
+    let like = super::codeblocks::zeros_like(blocks, width, height, comps);
+    let (indices, decoded) = decode_host(header, &like, encoded, shifts, backend)?;
+    Ok((Resident::Host(indices), decoded))
+}
+
 /// Decodes `encoded` into an array laid out like `like`, block `i` with
 /// the tables shifted by `shifts[i]`.
-pub(crate) fn decode(
+fn decode_host(
     header: &Header,
     like: &CodeblockBatch,
     encoded: &EncodedBatch,
