@@ -201,7 +201,11 @@ fn gpu_lossy_encode_downloads_the_coefficients_not_the_indices() {
             layers: 1,
             ..opts.clone()
         };
-        let words = codec::encode(&image, &all, &Backend::Cpu).unwrap().bytes.len() as u64 / 2;
+        let words = codec::encode(&image, &all, &Backend::Cpu)
+            .unwrap()
+            .bytes
+            .len() as u64
+            / 2;
         let records = 16 * 82 * e.report.codeblocks as u64;
         let coefficients = 4 * (w * h * comps) as u64;
         let (t, file) = (e.report.transfers, e.bytes.len() as u64);

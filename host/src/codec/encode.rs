@@ -123,7 +123,14 @@ fn encode_at_step(
         noise,
     } = front;
     let t = clock.start();
-    let shifts = early_termination(&header, &blocks, &mut formed, options.target, noise, backend)?;
+    let shifts = early_termination(
+        &header,
+        &blocks,
+        &mut formed,
+        options.target,
+        noise,
+        backend,
+    )?;
     // Rate decisions need the real-valued decreases (see `distortion`);
     // lossless and full-rate files include everything anyway.
     let real = match coefficients {

@@ -20,10 +20,10 @@ use super::index::BlockIndex;
 use super::options::RateTarget;
 use super::points::RatePoints;
 use super::rate::{allocate, Allocation, LayerTarget, SizeModel};
+use super::stages::codeblocks::Formed;
 use super::stages::entropy;
 use super::weights::size_model;
 use crate::bpc::train::{sampled, BlockSymbols, Trainer};
-use super::stages::codeblocks::Formed;
 use crate::bpc::{BlockDesc, CodeblockBatch};
 
 /// One codeblock in how many the default lossless encoder counts symbols

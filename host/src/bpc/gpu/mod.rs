@@ -19,6 +19,14 @@
 //! beside the codewords ([`encode`]'s own build is untouched).
 //!
 //! Decoding is one dispatch of `bpc_decode` over the packed stream.
+//!
+//! The coefficients need not come from the host: the encoder reads a
+//! [`Source`], a host batch it uploads or a device buffer with descriptors
+//! into it, and [`decode_into`] writes into a device buffer the caller
+//! keeps. The codec's GPU route uses both on its resident index planes
+//! (`codec::stages::resident`), so nothing plane-sized crosses the bus
+//! between quantization and the coder, or between the decoder and
+//! dequantization.
 
 use wavelane_core::bpc::{
     DecodeError, DecodeLimits, Decoded, Mode, ProbabilityTables, GROUPS, TABLE_BITPLANES,
@@ -132,8 +140,7 @@ fn check_desc(block: usize, d: &BlockDesc, len: u64) -> Result<(), BpcError> {
         });
     }
     let geometry = |source| BpcError::Geometry { block, source };
-    if !(1..=64).contains(&d.width) || !(1..=MAX_HEIGHT).contains(&d.height) || d.stride < d.width
-    {
+    if !(1..=64).contains(&d.width) || !(1..=MAX_HEIGHT).contains(&d.height) || d.stride < d.width {
         return Err(geometry(GeometryError::BadGeometry));
     }
     let end = (d.height as u64 - 1)
@@ -200,11 +207,7 @@ const DECODER: Builds = Builds {
 /// faster (figures in docs/history/bpc-paco.md). Every build gives the same bytes; the shaders
 /// themselves refuse a codeblock taller than theirs, and the 2-pass builds
 /// are only ever given 2-pass tables (here).
-fn build_for(
-    builds: &Builds,
-    blocks: &[BlockDesc],
-    tables: &ProbabilityTables,
-) -> &'static Shader {
+fn build_for(builds: &Builds, blocks: &[BlockDesc], tables: &ProbabilityTables) -> &'static Shader {
     if !blocks.iter().all(|d| d.height <= SHORT_ROWS) {
         builds.tall
     } else if tables.mode() == Mode::TwoPass {
@@ -327,16 +330,17 @@ pub(crate) fn decode_into(
     let table_buf = gpu.upload(&flatten_tables(tables))?;
     let stream_buf = gpu.upload(&streams)?;
     let summary = gpu.zeroed::<u32>(4 * n as u64)?;
-    let t = gpu.run(&[
-        Dispatch::new(build_for(&DECODER, blocks, tables), [groups_for(n), 1, 1])
-            .buffer(&packed)
-            .buffer(&block_buf)
-            .buffer(&table_buf)
-            .buffer(&stream_buf)
-            .buffer(out)
-            .buffer(&summary)
-            .push(&[n as u32, three_pass(tables)]),
-    ])?;
+    let t =
+        gpu.run(&[
+            Dispatch::new(build_for(&DECODER, blocks, tables), [groups_for(n), 1, 1])
+                .buffer(&packed)
+                .buffer(&block_buf)
+                .buffer(&table_buf)
+                .buffer(&stream_buf)
+                .buffer(out)
+                .buffer(&summary)
+                .push(&[n as u32, three_pass(tables)]),
+        ])?;
     let summary = gpu.download(&summary)?;
     let mut decoded = Vec::with_capacity(n);
     for (block, s) in summary.chunks_exact(4).enumerate() {

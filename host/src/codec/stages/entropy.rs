@@ -14,9 +14,9 @@ use crate::backend::Backend;
 use crate::bpc::cpu::CutDecreases;
 use crate::bpc::{cpu, BlockDesc, CodeblockBatch, EncodedBatch};
 use crate::codec::error::CodecError;
+use crate::codec::header::Header;
 use crate::codec::planes::Resident;
 use crate::codec::stages::codeblocks::Formed;
-use crate::codec::header::Header;
 
 /// What rate control needs of the coded blocks besides their codewords.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

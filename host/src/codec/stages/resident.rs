@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use wavelane_core::bpc::{Decoded, DecodeLimits};
+use wavelane_core::bpc::{DecodeLimits, Decoded};
 
 use super::device::gpu_err;
 use super::entropy::{by_shift, shifted_tables};
@@ -82,9 +82,7 @@ pub(crate) fn gather(device: &DeviceBlocks, which: &[usize]) -> Result<Codeblock
     let mut total = 0usize;
     for &i in which {
         let d = *device.blocks.get(i).ok_or_else(|| {
-            CodecError::Bpc(BpcError::Mismatch(format!(
-                "no codeblock {i} to gather"
-            )))
+            CodecError::Bpc(BpcError::Mismatch(format!("no codeblock {i} to gather")))
         })?;
         let end = d.offset + (d.height.max(1) - 1) * d.stride + d.width;
         if end as u64 > buffer.len() || d.width > 64 || d.height > 0xffff {
