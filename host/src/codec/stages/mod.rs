@@ -20,8 +20,10 @@ pub(crate) mod colour;
 pub(crate) mod device;
 pub(crate) mod dwt;
 pub(crate) mod entropy;
+pub(crate) mod entropy_decode;
 pub(crate) mod pack;
 pub(crate) mod quantize;
 pub(crate) mod rate;
 #[cfg(feature = "gpu")]
 pub(crate) mod resident;
+pub(crate) mod shifts;

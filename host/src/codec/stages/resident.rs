@@ -16,7 +16,7 @@ use std::sync::Arc;
 use wavelane_core::bpc::{DecodeLimits, Decoded};
 
 use super::device::gpu_err;
-use super::entropy::{by_shift, shifted_tables};
+use super::shifts::{by_shift, shifted_tables};
 use crate::backend::gpu::Dispatch;
 use crate::backend::{Gpu, GpuError};
 use crate::bpc::{BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
