@@ -257,7 +257,7 @@ pub(crate) fn codeblock_batch(
         table_row_offset: None,
         ..options.clone()
     };
-    Ok(front(
+    front(
         Cow::Borrowed(image),
         &options,
         &Backend::Cpu,
@@ -265,7 +265,7 @@ pub(crate) fn codeblock_batch(
         &mut StageClock::new(&Backend::Cpu),
     )?
     .formed
-    .into_host()?)
+    .into_host()
 }
 
 /// Early termination ([`early`]): each block's bitplane shift, applied to
