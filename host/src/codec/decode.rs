@@ -58,13 +58,11 @@ fn decode_inner(
     let (w, h) = (sel.width, sel.height);
     let blocks = &c.blocks[..sel.blocks];
     let t = clock.start();
-    let like = stages::codeblocks::zeros_like(blocks, w, h, hd.components as usize);
     let encoded = stages::pack::unpack(backend, &c, &sel, &layers_of);
     clock.stop(t, "unpack");
     let t = clock.start();
     let shifts = &c.index.shifts[..sel.blocks];
-    let (indices, summaries) = entropy::decode(hd, &like, &encoded, shifts, backend)?;
-    drop(like);
+    let (indices, summaries) = entropy::decode(hd, blocks, (w, h), &encoded, shifts, backend)?;
     clock.stop(t, "entropy");
     let decodable = Decodable {
         blocks,

@@ -146,7 +146,7 @@ pub(crate) fn choose_shifts(
     };
     let zeros = vec![0u8; sample.blocks.len()];
     // The calibration counts bytes per bitplane: the pass ends only.
-    let coded = entropy::encode(
+    let coded = entropy::encode_host(
         header,
         &mut sample,
         &zeros,

@@ -22,6 +22,7 @@ use super::points::{rate_points, RatePoints};
 use super::psnr_search;
 use super::rate::{Allocation, LayerTarget};
 use super::report::{EncodeReport, Encoded, StageClock, StageTimes};
+use super::stages::codeblocks::Formed;
 use super::stages::entropy::{self, Coded, Records};
 use super::stages::rate::RateControl;
 use super::stages::{self, quantize::Quantized};
@@ -117,23 +118,38 @@ fn encode_at_step(
         header,
         lossless,
         blocks,
-        mut batch,
+        mut formed,
         coefficients,
         noise,
     } = front;
     let t = clock.start();
-    let shifts = early_termination(&header, &blocks, &mut batch, options.target, noise, backend)?;
+    let shifts = early_termination(
+        &header,
+        &blocks,
+        &mut formed,
+        options.target,
+        noise,
+        backend,
+    )?;
     // Rate decisions need the real-valued decreases (see `distortion`);
     // lossless and full-rate files include everything anyway.
-    let real =
-        coefficients.map(|c| distortion::block_distortions(&header, &c, &blocks, &batch, &shifts));
+    let real = match coefficients {
+        Some(c) => Some(distortion::block_distortions(
+            &header,
+            &c,
+            &blocks,
+            formed.host()?,
+            &shifts,
+        )),
+        None => None,
+    };
     seconds.quantize += clock.stop(t, "distortion");
 
     let t = clock.start();
     let coding = code(
         header,
         &blocks,
-        batch,
+        formed,
         &shifts,
         real.as_deref(),
         options,
@@ -165,13 +181,13 @@ fn encode_at_step(
 }
 
 /// The encoder's front half: checked parameters, codeblocks, their
-/// quantization indices as one batch, the transform coefficients and the
-/// full-rate quantization noise estimate.
+/// quantization indices where they lie, the transform coefficients and
+/// the full-rate quantization noise estimate.
 struct Front {
     header: Header,
     lossless: bool,
     blocks: Vec<BlockGeometry>,
-    batch: CodeblockBatch,
+    formed: Formed,
     /// The coefficients where rate control needs them (`--bpp`, `--psnr`).
     coefficients: Option<Coefficients>,
     noise: f64,
@@ -205,24 +221,25 @@ fn front(
     let keep = matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_));
     let Quantized {
         indices,
+        host_indices,
         noise,
         coefficients,
     } = stages::quantize::quantize(backend, &header, coefficients, &blocks, keep)?;
-    let batch = stages::codeblocks::form(backend, &header, &blocks, indices)?;
+    let formed = stages::codeblocks::form(backend, &header, &blocks, indices, host_indices)?;
     let sample = match options.tables {
         TableChoice::Trained => Some(1),
         TableChoice::Default if lossless => Some(table_fit::lossless_fit_sample(w * h * comps)),
         _ => None,
     };
     if let Some(every) = sample {
-        header.tables = table_fit::fit_sampled(&header, &batch, every, options.table_row_offset)?;
+        header.tables = table_fit::fit_sampled(&header, &formed, every, options.table_row_offset)?;
     }
     seconds.quantize = clock.stop(t, "quantize");
     Ok(Front {
         header,
         lossless,
         blocks,
-        batch,
+        formed,
         coefficients,
         noise,
     })
@@ -240,14 +257,15 @@ pub(crate) fn codeblock_batch(
         table_row_offset: None,
         ..options.clone()
     };
-    Ok(front(
+    front(
         Cow::Borrowed(image),
         &options,
         &Backend::Cpu,
         &mut StageTimes::default(),
         &mut StageClock::new(&Backend::Cpu),
     )?
-    .batch)
+    .formed
+    .into_host()
 }
 
 /// Early termination ([`early`]): each block's bitplane shift, applied to
@@ -255,7 +273,7 @@ pub(crate) fn codeblock_batch(
 fn early_termination(
     header: &Header,
     blocks: &[BlockGeometry],
-    batch: &mut CodeblockBatch,
+    formed: &mut Formed,
     target: RateTarget,
     noise: f64,
     backend: &Backend,
@@ -273,7 +291,12 @@ fn early_termination(
         }
         RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
     };
-    early::choose_shifts(header, blocks, batch, target, backend)
+    let shifts = early::choose_shifts(header, blocks, formed.host()?, target, backend)?;
+    if shifts.iter().any(|&s| s > 0) {
+        // The shifts moved the host's indices; the device's are stale.
+        formed.drop_device();
+    }
+    Ok(shifts)
 }
 
 /// The entropy stage's result with the header it coded under.
@@ -290,7 +313,7 @@ struct Coding {
 fn code(
     header: Header,
     blocks: &[BlockGeometry],
-    mut batch: CodeblockBatch,
+    mut formed: Formed,
     shifts: &[u8],
     real: Option<&[BlockDistortion]>,
     options: &EncodeOptions,
@@ -313,7 +336,7 @@ fn code(
     // entropy stage gets both threads.
     let weighed = !matches!(needs, Records::PassEnds | Records::Totals);
     let (coded, ()) = rayon::join(
-        || entropy::encode(&header, &mut batch, shifts, needs, backend),
+        || entropy::encode(&header, &mut formed, shifts, needs, backend),
         || {
             if weighed {
                 warm_energies(&header, blocks)
@@ -341,7 +364,7 @@ fn code(
         let first = table_fit::first_allocation(header, coded, points, options.target)?;
         let fit = table_fit::truncation_fit(
             header,
-            &batch,
+            formed.host()?,
             &coded.records,
             &first,
             options.table_row_offset,
@@ -351,7 +374,7 @@ fn code(
                 tables,
                 ..header.clone()
             };
-            let recoded = entropy::encode(&fitted, &mut batch, shifts, needs, backend)?;
+            let recoded = entropy::encode(&fitted, &mut formed, shifts, needs, backend)?;
             let recoded_points = rate_points(&fitted, blocks, &recoded, shifts, real);
             let second =
                 table_fit::first_allocation(&fitted, &recoded, &recoded_points, options.target)?;

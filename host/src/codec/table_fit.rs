@@ -20,10 +20,11 @@ use super::index::BlockIndex;
 use super::options::RateTarget;
 use super::points::RatePoints;
 use super::rate::{allocate, Allocation, LayerTarget, SizeModel};
+use super::stages::codeblocks::Formed;
 use super::stages::entropy;
 use super::weights::size_model;
 use crate::bpc::train::{sampled, BlockSymbols, Trainer};
-use crate::bpc::CodeblockBatch;
+use crate::bpc::{BlockDesc, CodeblockBatch};
 
 /// One codeblock in how many the default lossless encoder counts symbols
 /// on to fit its preset, for an image of `samples` samples (width x height
@@ -79,26 +80,29 @@ pub fn fitted(
 }
 
 /// `header`'s preset fitted to the symbols of one codeblock in `every` of
-/// `batch` (the counts scaled up to the whole batch), unless
-/// `fixed_offset` pins the row offset.
+/// `formed` (the counts scaled up to the whole batch), unless
+/// `fixed_offset` pins the row offset. Indices on the device stay there:
+/// only the sampled blocks come down (`stages::resident::gather`), and
+/// the counts of each block add up to the same trainer in any order.
 pub(crate) fn fit_sampled(
     header: &Header,
-    batch: &CodeblockBatch,
+    formed: &Formed,
     every: usize,
     fixed_offset: Option<i8>,
 ) -> Result<Tables, CodecError> {
-    let trainer = Trainer::of_batch_sampled(header.mode(), batch, every)?;
-    let scale = sample_scale(batch, every);
+    let (batch, every_in_batch) = formed.sampled(every, sampled)?;
+    let trainer = Trainer::of_batch_sampled(header.mode(), &batch, every_in_batch)?;
+    let scale = sample_scale(formed.descs(), every);
     Ok(fitted(&header.tables, &trainer, fixed_offset, &scale))
 }
 
 /// Per table group, the coefficients of all codeblocks over those of the
 /// codeblocks a trainer counting one block in `every` saw (1 where it saw
 /// none: there are no counts to scale).
-fn sample_scale(batch: &CodeblockBatch, every: usize) -> [f64; GROUPS] {
+fn sample_scale(blocks: &[BlockDesc], every: usize) -> [f64; GROUPS] {
     let mut all = [0u64; GROUPS];
     let mut counted = [0u64; GROUPS];
-    for (i, b) in batch.blocks.iter().enumerate() {
+    for (i, b) in blocks.iter().enumerate() {
         let n = (b.width * b.height) as u64;
         all[b.group] += n;
         if sampled(i, every) {

@@ -5,7 +5,7 @@ use vulkano::buffer::Subbuffer;
 use wavelane_core::bpc::{EncodeError, ProbabilityTables};
 
 use super::{
-    build_for, check_range, descriptors, flatten_tables, groups_for, three_pass, GpuTiming, EMPTY,
+    build_for, check_range, flatten_tables, groups_for, three_pass, GpuTiming, Source, EMPTY,
     ENCODER, MAX_GROUPS, ORDER_BUCKETS, ORDER_WORKGROUP,
 };
 use crate::backend::gpu::{Dispatch, Gpu, GpuError};
@@ -19,7 +19,7 @@ pub fn encode(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
 ) -> Result<(EncodedBatch, GpuTiming), BpcError> {
-    encode_on_device(gpu, batch, tables, RecordsAsked::No).map(|(e, _, t)| (e, t))
+    encode_on_device(gpu, Source::Host(batch), tables, RecordsAsked::No).map(|(e, _, t)| (e, t))
 }
 
 /// Which rate-control records an encoding writes on the device
@@ -46,17 +46,18 @@ pub(crate) struct DeviceRecords {
     pub cuts: Option<Subbuffer<[i64]>>,
 }
 
-/// [`encode`], with the records `asked` written on the device (the
-/// records build of the encoder, `bpc_encode_records`, for any height and
-/// mode) and returned in device buffers.
+/// [`encode`] of the codeblocks of `source` (uploaded from the host, or
+/// read in place from a device buffer), with the records `asked` written
+/// on the device (the records build of the encoder, `bpc_encode_records`,
+/// for any height and mode) and returned in device buffers.
 pub(crate) fn encode_on_device(
     gpu: &Gpu,
-    batch: &CodeblockBatch,
+    source: Source<'_>,
     tables: &ProbabilityTables,
     asked: RecordsAsked,
 ) -> Result<(EncodedBatch, Option<DeviceRecords>, GpuTiming), BpcError> {
-    let desc = descriptors(batch)?;
-    let n = batch.len();
+    let desc = source.descriptors()?;
+    let n = source.len();
     if n == 0 {
         return Ok((
             EncodedBatch {
@@ -67,12 +68,19 @@ pub(crate) fn encode_on_device(
             GpuTiming::default(),
         ));
     }
-    check_range(gpu, "the coefficients", batch.coefficients.len() as u64 * 4)?;
+    check_range(gpu, "the coefficients", source.coefficients_len() * 4)?;
     let stride = super::records::record_stride(tables.mode());
     if asked != RecordsAsked::No {
         check_range(gpu, "the pass records", (n * stride * 16) as u64)?;
     }
-    let coefficients = gpu.upload(&batch.coefficients)?;
+    let uploaded;
+    let coefficients = match source {
+        Source::Host(batch) => {
+            uploaded = gpu.upload(&batch.coefficients)?;
+            &uploaded
+        }
+        Source::Device { coefficients, .. } => coefficients,
+    };
     let blocks = gpu.upload(&desc)?;
     let table_buf = gpu.upload(&flatten_tables(tables))?;
     let tops = gpu.zeroed::<u32>(n as u64)?;
@@ -88,7 +96,7 @@ pub(crate) fn encode_on_device(
     let scan1 = gpu.scan_scratch(n as u32)?;
     let mut run1 = vec![
         Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
-            .buffer(&coefficients)
+            .buffer(coefficients)
             .buffer(&blocks)
             .buffer(&tops)
             .buffer(&caps)
@@ -124,12 +132,12 @@ pub(crate) fn encode_on_device(
     let packed = gpu.uninit::<u16>(capacity.max(2))?;
     let scan2 = gpu.scan_scratch(n as u32)?;
     let shader = if asked == RecordsAsked::No {
-        build_for(&ENCODER, batch, tables)
+        build_for(&ENCODER, source.blocks(), tables)
     } else {
         &shaders::BPC_ENCODE_RECORDS
     };
     let mut encode = Dispatch::new(shader, [groups_for(n), 1, 1])
-        .buffer(&coefficients)
+        .buffer(coefficients)
         .buffer(&blocks)
         .buffer(&table_buf)
         .buffer(&tops)

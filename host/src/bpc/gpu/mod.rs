@@ -19,6 +19,14 @@
 //! beside the codewords ([`encode`]'s own build is untouched).
 //!
 //! Decoding is one dispatch of `bpc_decode` over the packed stream.
+//!
+//! The coefficients need not come from the host: the encoder reads a
+//! [`Source`], a host batch it uploads or a device buffer with descriptors
+//! into it, and [`decode_into`] writes into a device buffer the caller
+//! keeps. The codec's GPU route uses both on its resident index planes
+//! (`codec::stages::resident`), so nothing plane-sized crosses the bus
+//! between quantization and the coder, or between the decoder and
+//! dequantization.
 
 use wavelane_core::bpc::{
     DecodeError, DecodeLimits, Decoded, Mode, ProbabilityTables, GROUPS, TABLE_BITPLANES,
@@ -29,9 +37,13 @@ pub mod records;
 
 pub use encode::encode;
 pub(crate) use encode::{encode_on_device, DeviceRecords, RecordsAsked};
+pub(crate) use records::encode_with;
 pub use records::{encode_with_cuts, encode_with_records, records_fit, records_unsupported};
 
-use super::{BpcError, CodeblockBatch, EncodedBatch};
+use vulkano::buffer::Subbuffer;
+use wavelane_core::bpc::{GeometryError, MAX_HEIGHT};
+
+use super::{BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
 use crate::backend::gpu::{Dispatch, Gpu, GpuError, Timing};
 use crate::shaders::{self, Shader};
 
@@ -61,15 +73,93 @@ pub fn flatten_tables(tables: &ProbabilityTables) -> Vec<u32> {
     out
 }
 
-/// Codeblock descriptors as the shaders read them (uvec4 each).
-fn descriptors(batch: &CodeblockBatch) -> Result<Vec<u32>, BpcError> {
-    batch.validate()?;
+/// Where the coder reads the codeblocks' coefficients: a host batch, which
+/// it uploads, or a buffer already on the device (the codec's index planes,
+/// `codec::planes::DevicePlanes`), which it binds as it is, with
+/// descriptors (offset, stride, size) into it.
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// Coefficients on the host.
+    Host(&'a CodeblockBatch),
+    /// Coefficients in a device buffer; each descriptor's offset and
+    /// stride count elements of `coefficients`.
+    Device {
+        /// Every codeblock's coefficients.
+        coefficients: &'a Subbuffer<[i32]>,
+        /// One descriptor per codeblock.
+        blocks: &'a [BlockDesc],
+    },
+}
+
+impl Source<'_> {
+    /// The descriptors.
+    pub fn blocks(&self) -> &[BlockDesc] {
+        match self {
+            Source::Host(batch) => &batch.blocks,
+            Source::Device { blocks, .. } => blocks,
+        }
+    }
+
+    /// Codeblocks.
+    pub fn len(&self) -> usize {
+        self.blocks().len()
+    }
+
+    /// Coefficients the descriptors index into.
+    fn coefficients_len(&self) -> u64 {
+        match self {
+            Source::Host(batch) => batch.coefficients.len() as u64,
+            Source::Device { coefficients, .. } => coefficients.len(),
+        }
+    }
+
+    /// The shaders' descriptors, each checked against the coefficients as
+    /// [`CodeblockBatch::validate`] checks a host batch (the shaders check
+    /// them again and refuse a block outside their buffer).
+    fn descriptors(&self) -> Result<Vec<u32>, BpcError> {
+        match self {
+            Source::Host(batch) => batch.validate()?,
+            Source::Device { blocks, .. } => {
+                let len = self.coefficients_len();
+                for (block, d) in blocks.iter().enumerate() {
+                    check_desc(block, d, len)?;
+                }
+            }
+        }
+        pack_descriptors(self.blocks())
+    }
+}
+
+/// [`CodeblockBatch::validate`]'s checks of one descriptor over `len`
+/// coefficients that are not on the host.
+fn check_desc(block: usize, d: &BlockDesc, len: u64) -> Result<(), BpcError> {
+    if d.group >= GROUPS {
+        return Err(BpcError::Group {
+            block,
+            group: d.group,
+        });
+    }
+    let geometry = |source| BpcError::Geometry { block, source };
+    if !(1..=64).contains(&d.width) || !(1..=MAX_HEIGHT).contains(&d.height) || d.stride < d.width {
+        return Err(geometry(GeometryError::BadGeometry));
+    }
+    let end = (d.height as u64 - 1)
+        .checked_mul(d.stride as u64)
+        .and_then(|v| v.checked_add(d.offset as u64 + d.width as u64));
+    match end {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(geometry(GeometryError::SliceTooShort)),
+    }
+}
+
+/// Checked descriptors as the shaders read them (uvec4 each).
+fn pack_descriptors(blocks: &[BlockDesc]) -> Result<Vec<u32>, BpcError> {
     let fits = |v: usize, what: &str| {
         u32::try_from(v)
             .map_err(|_| BpcError::Gpu(GpuError::Limit(format!("{what} {v} does not fit 32 bits"))))
     };
-    let mut out = Vec::with_capacity(batch.len() * 4);
-    for d in &batch.blocks {
+    let mut out = Vec::with_capacity(blocks.len() * 4);
+    for d in blocks {
         out.push(fits(d.offset, "coefficient offset")?);
         out.push(fits(d.stride, "stride")?);
         out.push(d.width as u32 | (d.height as u32) << 8 | (d.group as u32) << 20);
@@ -117,12 +207,8 @@ const DECODER: Builds = Builds {
 /// faster (figures in docs/history/bpc-paco.md). Every build gives the same bytes; the shaders
 /// themselves refuse a codeblock taller than theirs, and the 2-pass builds
 /// are only ever given 2-pass tables (here).
-fn build_for(
-    builds: &Builds,
-    batch: &CodeblockBatch,
-    tables: &ProbabilityTables,
-) -> &'static Shader {
-    if !batch.blocks.iter().all(|d| d.height <= SHORT_ROWS) {
+fn build_for(builds: &Builds, blocks: &[BlockDesc], tables: &ProbabilityTables) -> &'static Shader {
+    if !blocks.iter().all(|d| d.height <= SHORT_ROWS) {
         builds.tall
     } else if tables.mode() == Mode::TwoPass {
         builds.short_two_pass
@@ -167,16 +253,9 @@ pub fn decode(
     limits: DecodeLimits,
 ) -> Result<(Vec<i32>, Vec<Decoded>, GpuTiming), BpcError> {
     encoded.validate()?;
-    if encoded.len() != like.len() {
-        return Err(BpcError::Mismatch(format!(
-            "{} encoded codeblocks for {} codeblock descriptors",
-            encoded.len(),
-            like.len()
-        )));
-    }
-    let desc = descriptors(like)?;
-    let n = like.len();
-    if n == 0 {
+    check_count(encoded, like.len())?;
+    like.validate()?;
+    if like.is_empty() {
         return Ok((
             vec![0; like.coefficients.len()],
             Vec::new(),
@@ -184,6 +263,49 @@ pub fn decode(
         ));
     }
     check_range(gpu, "the coefficients", like.coefficients.len() as u64 * 4)?;
+    let out = gpu.zeroed::<i32>(like.coefficients.len() as u64)?;
+    let (decoded, timing) = decode_into(gpu, &out, &like.blocks, encoded, tables, limits)?;
+    let mut coefficients = gpu.download(&out)?;
+    coefficients.truncate(like.coefficients.len());
+    Ok((coefficients, decoded, timing))
+}
+
+fn check_count(encoded: &EncodedBatch, blocks: usize) -> Result<(), BpcError> {
+    if encoded.len() != blocks {
+        return Err(BpcError::Mismatch(format!(
+            "{} encoded codeblocks for {blocks} codeblock descriptors",
+            encoded.len(),
+        )));
+    }
+    Ok(())
+}
+
+/// Decodes `encoded` on `gpu` into the device buffer `out`, codeblock `i`
+/// into the region `blocks[i]` describes (offset and stride in elements
+/// of `out`), and leaves the coefficients there: the codec's decoder
+/// dequantizes them in place (`codec::stages::device`). Elements of `out`
+/// outside every block are not written. Returns each block's summary, as
+/// [`decode`].
+pub(crate) fn decode_into(
+    gpu: &Gpu,
+    out: &Subbuffer<[i32]>,
+    blocks: &[BlockDesc],
+    encoded: &EncodedBatch,
+    tables: &ProbabilityTables,
+    limits: DecodeLimits,
+) -> Result<(Vec<Decoded>, GpuTiming), BpcError> {
+    encoded.validate()?;
+    check_count(encoded, blocks.len())?;
+    let desc = Source::Device {
+        coefficients: out,
+        blocks,
+    }
+    .descriptors()?;
+    let n = blocks.len();
+    if n == 0 {
+        return Ok((Vec::new(), GpuTiming::default()));
+    }
+    check_range(gpu, "the coefficients", out.size())?;
     check_range(gpu, "the codewords", encoded.codewords.len() as u64 * 2)?;
     u32::try_from(encoded.codewords.len())
         .map_err(|_| BpcError::Gpu(GpuError::Limit("more than 2^32 codewords".into())))?;
@@ -204,21 +326,21 @@ pub fn decode(
         .map(|p| p[0] as u32 | (*p.get(1).unwrap_or(&0) as u32) << 16)
         .collect();
     let packed = gpu.upload(&packed)?;
-    let blocks = gpu.upload(&desc)?;
+    let block_buf = gpu.upload(&desc)?;
     let table_buf = gpu.upload(&flatten_tables(tables))?;
     let stream_buf = gpu.upload(&streams)?;
-    let out = gpu.zeroed::<i32>(like.coefficients.len() as u64)?;
     let summary = gpu.zeroed::<u32>(4 * n as u64)?;
-    let t = gpu.run(&[
-        Dispatch::new(build_for(&DECODER, like, tables), [groups_for(n), 1, 1])
-            .buffer(&packed)
-            .buffer(&blocks)
-            .buffer(&table_buf)
-            .buffer(&stream_buf)
-            .buffer(&out)
-            .buffer(&summary)
-            .push(&[n as u32, three_pass(tables)]),
-    ])?;
+    let t =
+        gpu.run(&[
+            Dispatch::new(build_for(&DECODER, blocks, tables), [groups_for(n), 1, 1])
+                .buffer(&packed)
+                .buffer(&block_buf)
+                .buffer(&table_buf)
+                .buffer(&stream_buf)
+                .buffer(out)
+                .buffer(&summary)
+                .push(&[n as u32, three_pass(tables)]),
+        ])?;
     let summary = gpu.download(&summary)?;
     let mut decoded = Vec::with_capacity(n);
     for (block, s) in summary.chunks_exact(4).enumerate() {
@@ -249,9 +371,7 @@ pub fn decode(
             }
         }
     }
-    let mut coefficients = gpu.download(&out)?;
-    coefficients.truncate(like.coefficients.len());
     let mut timing = GpuTiming::default();
     timing.add(t);
-    Ok((coefficients, decoded, timing))
+    Ok((decoded, timing))
 }

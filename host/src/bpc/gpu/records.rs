@@ -40,7 +40,7 @@ use wavelane_core::bpc::{
     pass_count, Mode, PassKind, PassRecord, PassSchedule, ProbabilityTables, MAX_BITPLANE,
 };
 
-use super::{encode_on_device, DeviceRecords, GpuTiming, RecordsAsked};
+use super::{encode_on_device, DeviceRecords, GpuTiming, RecordsAsked, Source};
 use crate::backend::gpu::{Gpu, GpuError};
 use crate::bpc::cpu::{self, CutDecreases};
 use crate::bpc::{BpcError, CodeblockBatch, EncodedBatch};
@@ -84,7 +84,8 @@ pub fn encode_with_records(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>, GpuTiming), BpcError> {
-    let (encoded, (records, _), timing) = encode_with(gpu, batch, tables, RecordsAsked::Passes)?;
+    let (encoded, (records, _), timing) =
+        encode_with(gpu, Source::Host(batch), tables, RecordsAsked::Passes)?;
     Ok((encoded, records, timing))
 }
 
@@ -95,23 +96,29 @@ pub fn encode_with_cuts(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
 ) -> Result<(EncodedBatch, Details, GpuTiming), BpcError> {
-    encode_with(gpu, batch, tables, RecordsAsked::Cuts)
+    encode_with(gpu, Source::Host(batch), tables, RecordsAsked::Cuts)
 }
 
 /// Every codeblock's pass records and [`CutDecreases`] (the cuts empty
 /// unless asked for).
 pub type Details = (Vec<Vec<PassRecord>>, Vec<CutDecreases>);
 
-fn encode_with(
+/// The codewords of every codeblock of `source` with the records `asked`
+/// (the cuts empty unless asked for); a codeblock whose 64-bit sums could
+/// overflow gets its records from the CPU driver, which reads its
+/// coefficients on the host (from a device `source` that is a download of
+/// the whole buffer: a block with top bitplane 24 or more, which only
+/// 16-bit images with small steps reach).
+pub(crate) fn encode_with(
     gpu: &Gpu,
-    batch: &CodeblockBatch,
+    source: Source<'_>,
     tables: &ProbabilityTables,
     asked: RecordsAsked,
 ) -> Result<(EncodedBatch, Details, GpuTiming), BpcError> {
     if let Some(why) = records_unsupported(gpu) {
         return Err(BpcError::Gpu(GpuError::Limit(why)));
     }
-    let (encoded, device, timing) = encode_on_device(gpu, batch, tables, asked)?;
+    let (encoded, device, timing) = encode_on_device(gpu, source, tables, asked)?;
     let Some(device) = device else {
         // An empty batch.
         return Ok((encoded, (Vec::new(), Vec::new()), timing));
@@ -122,9 +129,10 @@ fn encode_with(
         details.1.clear();
     }
     // Codeblocks whose sums could exceed 64 bits: their records from the CPU.
-    let over: Vec<usize> = (0..batch.len())
+    let blocks = source.blocks();
+    let over: Vec<usize> = (0..blocks.len())
         .filter(|&i| {
-            let d = batch.blocks[i];
+            let d = blocks[i];
             !records_fit(d.width, d.height, encoded.tops[i])
         })
         .collect();
@@ -132,8 +140,22 @@ fn encode_with(
         log::debug!(
             "{} of {} codeblocks could exceed the GPU's 64-bit distortion sums; their records come from the CPU",
             over.len(),
-            batch.len()
+            blocks.len()
         );
+        let downloaded;
+        let batch = match source {
+            Source::Host(batch) => batch,
+            Source::Device {
+                coefficients,
+                blocks,
+            } => {
+                downloaded = CodeblockBatch {
+                    coefficients: gpu.download(coefficients)?,
+                    blocks: blocks.to_vec(),
+                };
+                &downloaded
+            }
+        };
         let redone = cpu::block_details(batch, tables, &over, with_cuts)?;
         for (&i, (top, words, records, cuts)) in over.iter().zip(redone) {
             if (top, words.as_slice()) != encoded.block(i) {

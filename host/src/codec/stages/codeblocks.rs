@@ -1,11 +1,14 @@
 //! Stage: codeblock formation. The index array of every component is cut
-//! into the codeblocks of [`crate::codec::codeblocks`] as one
-//! [`CodeblockBatch`]: component planes back to back, each codeblock a
-//! strided view of its plane, which is the layout both BPC-PaCo drivers
-//! code without a copy. The entropy stage takes the batch on the host for
-//! now: index planes on the device come down here, in one download per
-//! component (the one plane-sized transfer of a GPU encode that keeps no
-//! coefficients; docs/codec.md "Backends").
+//! into the codeblocks of [`crate::codec::codeblocks`]: descriptors only
+//! (offset, stride, size), over the planes where they lie. On the host
+//! that is one [`CodeblockBatch`] (component planes back to back, each
+//! codeblock a strided view of its plane, the layout both BPC-PaCo
+//! drivers code without a copy); on the device the coder reads the index
+//! planes in place ([`super::resident`]), and a host batch exists only
+//! where a stage that reads indices on the host asked for one
+//! ([`Formed::host`]: docs/codec.md "Backends" lists what crosses).
+
+use std::borrow::Cow;
 
 use crate::backend::Backend;
 use crate::bpc::{BlockDesc, CodeblockBatch};
@@ -14,23 +17,137 @@ use crate::codec::error::CodecError;
 use crate::codec::header::Header;
 use crate::codec::planes::Resident;
 
-/// The batch of `blocks` over the full-size index planes `indices`. The
-/// batch is a view of the index array (descriptors only), so forming it
-/// moves no coefficient; where the planes are on the device it is where
-/// they come to the host.
+/// The codeblocks of the index planes, where the indices are: on the host,
+/// on the device, or both (a lossy GPU encode has the host's indices of the
+/// coefficients it downloaded for the real-valued distortions).
+pub(crate) struct Formed {
+    /// Every block over the host's index array (`components x width x
+    /// height`), with the indices where the host has them.
+    host: Option<CodeblockBatch>,
+    /// The same blocks over the index planes on the device.
+    #[cfg(feature = "gpu")]
+    device: Option<super::resident::DeviceBlocks>,
+    /// Every block's descriptor in the host's layout.
+    descs: Vec<BlockDesc>,
+}
+
+impl Formed {
+    /// The descriptors of every block over the host's index array.
+    pub fn descs(&self) -> &[BlockDesc] {
+        &self.descs
+    }
+
+    /// The blocks `picks(i, every)` chooses, for counting their symbols,
+    /// as a batch and the `every` that picks them in it: the host batch
+    /// and `every` where the indices are on the host; on the device, the
+    /// chosen blocks gathered there and downloaded as a batch of their own
+    /// (every block of it chosen: 1), so that only they cross the bus.
+    pub fn sampled(
+        &self,
+        every: usize,
+        picks: impl Fn(usize, usize) -> bool,
+    ) -> Result<(Cow<'_, CodeblockBatch>, usize), CodecError> {
+        if let Some(batch) = &self.host {
+            return Ok((Cow::Borrowed(batch), every));
+        }
+        #[cfg(feature = "gpu")]
+        if let Some(device) = &self.device {
+            let which: Vec<usize> = (0..self.descs.len()).filter(|&i| picks(i, every)).collect();
+            return Ok((Cow::Owned(super::resident::gather(device, &which)?), 1));
+        }
+        let _ = picks;
+        Err(nowhere())
+    }
+
+    /// The blocks on the device, if the indices are there.
+    #[cfg(feature = "gpu")]
+    pub fn device(&self) -> Option<&super::resident::DeviceBlocks> {
+        self.device.as_ref()
+    }
+
+    /// The host batch, downloaded from the device planes the first time a
+    /// stage asks (every stage that reads indices on the host: early
+    /// termination, the real-valued distortions, the lossy table fit, the
+    /// CPU coder; a `--lossless` GPU encode asks none of them).
+    pub fn host(&mut self) -> Result<&mut CodeblockBatch, CodecError> {
+        if self.host.is_none() {
+            #[cfg(feature = "gpu")]
+            if let Some(d) = &self.device {
+                let data = super::device::download(&d.planes).map_err(super::device::gpu_err)?;
+                self.host = Some(CodeblockBatch {
+                    coefficients: data,
+                    blocks: self.descs.clone(),
+                });
+            }
+        }
+        self.host.as_mut().ok_or_else(nowhere)
+    }
+
+    /// The host batch ([`Formed::host`]), taken.
+    pub fn into_host(mut self) -> Result<CodeblockBatch, CodecError> {
+        self.host()?;
+        Ok(self.host.take().expect("Formed::host made it"))
+    }
+
+    /// Forgets the device's copy of the indices (after a stage changed the
+    /// host's: early termination's bitplane shifts).
+    pub fn drop_device(&mut self) {
+        #[cfg(feature = "gpu")]
+        {
+            self.device = None;
+        }
+    }
+}
+
+/// The error of a [`Formed`] with its indices neither on the host nor on
+/// the device (no stage makes one).
+fn nowhere() -> CodecError {
+    CodecError::Bpc(crate::bpc::BpcError::Mismatch(
+        "codeblocks with no indices anywhere".into(),
+    ))
+}
+
+/// The blocks `blocks` over the full-size index planes `indices`; `host`
+/// is the host's copy of device-resident indices where the quantize stage
+/// made one. Forming them moves no coefficient.
 pub(crate) fn form(
     backend: &Backend,
     header: &Header,
     blocks: &[BlockGeometry],
     indices: Resident<Vec<i32>>,
-) -> Result<CodeblockBatch, CodecError> {
+    host: Option<Vec<i32>>,
+) -> Result<Formed, CodecError> {
     let _ = backend; // the planes' residence decides
+    #[cfg(not(feature = "gpu"))]
+    let _ = host;
+    let (w, h) = (header.width as usize, header.height as usize);
+    let descs = descriptors(blocks, w, h);
+    let batch = |coefficients, blocks: &[BlockDesc]| CodeblockBatch {
+        coefficients,
+        blocks: blocks.to_vec(),
+    };
     match indices {
-        Resident::Host(indices) => Ok(batch(header, blocks, indices)),
+        Resident::Host(indices) => Ok(Formed {
+            host: Some(batch(indices, &descs)),
+            #[cfg(feature = "gpu")]
+            device: None,
+            descs,
+        }),
         #[cfg(feature = "gpu")]
         Resident::Device(planes) => {
-            let data = super::device::download(&planes).map_err(super::device::gpu_err)?;
-            Ok(batch(header, blocks, data))
+            let host = host.map(|h| batch(h, &descs));
+            let mut formed = Formed {
+                host,
+                device: None,
+                descs,
+            };
+            if super::resident::bindable(&planes.gpu, planes.len, planes.comps) {
+                formed.device = Some(super::resident::DeviceBlocks::new(planes, blocks, w));
+            } else if formed.host.is_none() {
+                let data = super::device::download(&planes).map_err(super::device::gpu_err)?;
+                formed.host = Some(batch(data, &formed.descs));
+            }
+            Ok(formed)
         }
     }
 }
@@ -68,13 +185,4 @@ fn descriptors(
             group: b.group(),
         })
         .collect()
-}
-
-/// The batch of all blocks over the full-size index planes.
-fn batch(header: &Header, blocks: &[BlockGeometry], indices: Vec<i32>) -> CodeblockBatch {
-    let (w, h) = (header.width as usize, header.height as usize);
-    CodeblockBatch {
-        coefficients: indices,
-        blocks: descriptors(blocks, w, h),
-    }
 }

@@ -135,6 +135,12 @@ fn gpu_front_end_stages_equal_the_host_stages() {
         };
         assert_eq!(kept.data, cpu_int, "{what}: kept coefficients");
         let indices = download(&device(q.indices)).unwrap();
+        // The host's indices of the kept coefficients, which the stages
+        // that read indices on the host take instead of the device's.
+        assert!(
+            q.host_indices.as_ref() == Some(&indices),
+            "{what}: host indices"
+        );
         assert_eq!(indices, host(cpu_q.indices), "{what}: indices");
         let tolerance = 1e-9 * cpu_q.noise.abs().max(1e-300);
         assert!(
@@ -323,4 +329,44 @@ fn gpu_colour_inverse_equals_the_host_stage() {
             hd.fraction_bits
         );
     }
+}
+
+/// The gathered blocks (the lossless table fit's sample) are the planes'
+/// blocks, row by row, whichever blocks are chosen; a descriptor outside
+/// the planes is a typed error, not a copy.
+#[test]
+fn gathered_blocks_are_the_planes_blocks() {
+    use crate::codec::stages::resident::{gather, DeviceBlocks};
+    let gpu = gpu();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let (w, h, comps) = (70, 45, 3);
+    let blocks = codeblocks(w, h, comps, 2, 16);
+    let data: Vec<i32> = (0..w * h * comps).map(|_| rng.random()).collect();
+    let planes = upload(&gpu, &data, w * h, comps).unwrap();
+    let device = DeviceBlocks::new(planes, &blocks, w);
+    for every in [1, 2, 3] {
+        let which: Vec<usize> = (0..blocks.len()).filter(|i| i % every == 0).collect();
+        let got = gather(&device, &which).unwrap();
+        assert_eq!(got.blocks.len(), which.len());
+        for (k, &i) in which.iter().enumerate() {
+            let (b, d) = (&blocks[i], got.blocks[k]);
+            assert_eq!(
+                (d.width, d.height, d.group),
+                (b.rect.width, b.rect.height, b.group())
+            );
+            for y in 0..b.rect.height {
+                for x in 0..b.rect.width {
+                    let at = b.component as usize * w * h + (b.rect.y + y) * w + b.rect.x + x;
+                    assert_eq!(
+                        got.coefficients[d.offset + y * d.stride + x],
+                        data[at],
+                        "block {i} ({x}, {y}), one in {every}"
+                    );
+                }
+            }
+        }
+    }
+    let mut outside = DeviceBlocks::new(device.planes.clone(), &blocks, w);
+    outside.blocks[0].offset = device.planes.buffer.len() as usize - 1;
+    assert!(gather(&outside, &[0]).is_err());
 }

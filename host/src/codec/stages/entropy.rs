@@ -6,15 +6,20 @@
 //! coded with the tables shifted down by `s` rows, so that every bitplane
 //! keeps the probabilities of its true bitplane number: the stream of such
 //! a block is then the stream of the unshifted block cut after bitplane
-//! `s` (up to the final flush of the lanes' open codewords).
+//! `s` (up to the final flush of the lanes' open codewords;
+//! [`super::shifts`]). The decoding direction is
+//! [`super::entropy_decode`].
 
-use wavelane_core::bpc::{Decoded, GroupTables, PassRecord, ProbabilityTables, TABLE_BITPLANES};
+use wavelane_core::bpc::{PassRecord, ProbabilityTables};
 
+pub(crate) use super::entropy_decode::decode;
+use super::shifts::{by_shift, shifted_tables};
 use crate::backend::Backend;
 use crate::bpc::cpu::CutDecreases;
-use crate::bpc::{cpu, BlockDesc, CodeblockBatch, EncodedBatch};
+use crate::bpc::{cpu, CodeblockBatch, EncodedBatch};
 use crate::codec::error::CodecError;
 use crate::codec::header::Header;
+use crate::codec::stages::codeblocks::Formed;
 
 /// What rate control needs of the coded blocks besides their codewords.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,37 +48,6 @@ pub(crate) struct Coded {
     pub cuts: Vec<CutDecreases>,
 }
 
-/// `tables` with every row moved down by `shift` bitplanes (rows above the
-/// table get the untabled probability, as bitplanes >= 15 do).
-pub(crate) fn shifted_tables(tables: &ProbabilityTables, shift: u8) -> ProbabilityTables {
-    let s = shift as usize;
-    let mut groups: [GroupTables; wavelane_core::bpc::GROUPS] = tables.groups().clone();
-    for (g, src) in groups.iter_mut().zip(tables.groups()) {
-        *g = GroupTables::UNIFORM;
-        for j in 0..TABLE_BITPLANES.saturating_sub(s) {
-            g.sig[j] = src.sig[j + s];
-            g.sign[j] = src.sign[j + s];
-            g.refine[j] = src.refine[j + s];
-            g.cp_sig[j] = src.cp_sig[j + s];
-            g.cp_sign[j] = src.cp_sign[j + s];
-        }
-    }
-    ProbabilityTables::new(tables.mode(), groups).expect("rows of valid tables are valid")
-}
-
-/// Groups block indices by shift: `(shift, blocks)` in increasing shift.
-fn by_shift(shifts: &[u8]) -> Vec<(u8, Vec<usize>)> {
-    let mut groups: Vec<(u8, Vec<usize>)> = Vec::new();
-    for (i, &s) in shifts.iter().enumerate() {
-        match groups.iter_mut().find(|g| g.0 == s) {
-            Some(g) => g.1.push(i),
-            None => groups.push((s, vec![i])),
-        }
-    }
-    groups.sort_by_key(|g| g.0);
-    groups
-}
-
 fn encode_batch(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
@@ -86,16 +60,8 @@ fn encode_batch(
     // 64-bit integers in shaders) is coded on the CPU instead.
     #[cfg(feature = "gpu")]
     if let Backend::Gpu(gpu) = backend {
-        use crate::backend::gpu::GpuError;
-        use crate::bpc::BpcError;
-        match gpu_encode_batch(gpu, batch, tables, needs) {
-            Ok(coded) => return Ok(coded),
-            Err(BpcError::Gpu(GpuError::Limit(why))) => log::debug!(
-                "coding {} codeblocks ({:?} records) on the CPU: {why}",
-                batch.len(),
-                needs
-            ),
-            Err(e) => return Err(e.into()),
+        if let Some(coded) = gpu_encode(gpu, crate::bpc::gpu::Source::Host(batch), tables, needs)? {
+            return Ok(coded);
         }
     }
     #[cfg(not(feature = "gpu"))]
@@ -103,22 +69,49 @@ fn encode_batch(
     cpu_encode_batch(batch, tables, needs)
 }
 
+/// The GPU driver's coding of `source`, or `None` where the device cannot
+/// take it (logged at debug level; the caller codes on the CPU).
+#[cfg(feature = "gpu")]
+fn gpu_encode(
+    gpu: &crate::backend::gpu::Gpu,
+    source: crate::bpc::gpu::Source<'_>,
+    tables: &ProbabilityTables,
+    needs: Records,
+) -> Result<Option<Coded>, CodecError> {
+    use crate::backend::gpu::GpuError;
+    use crate::bpc::BpcError;
+    match gpu_encode_batch(gpu, source, tables, needs) {
+        Ok(coded) => Ok(Some(coded)),
+        Err(BpcError::Gpu(GpuError::Limit(why))) => {
+            log::debug!(
+                "coding {} codeblocks ({:?} records) on the CPU: {why}",
+                source.len(),
+                needs
+            );
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// The GPU driver's coding of one batch, with the records `needs` asks for.
 #[cfg(feature = "gpu")]
 fn gpu_encode_batch(
     gpu: &crate::backend::gpu::Gpu,
-    batch: &CodeblockBatch,
+    source: crate::bpc::gpu::Source<'_>,
     tables: &ProbabilityTables,
     needs: Records,
 ) -> Result<Coded, crate::bpc::BpcError> {
-    use crate::bpc::gpu;
+    use crate::bpc::gpu::{self, RecordsAsked};
     let (encoded, records, cuts) = match needs {
         Records::Cuts => {
-            let (encoded, (records, cuts), _) = gpu::encode_with_cuts(gpu, batch, tables)?;
+            let (encoded, (records, cuts), _) =
+                gpu::encode_with(gpu, source, tables, RecordsAsked::Cuts)?;
             (encoded, records, cuts)
         }
         Records::Passes | Records::PassEnds => {
-            let (encoded, mut records, _) = gpu::encode_with_records(gpu, batch, tables)?;
+            let (encoded, (mut records, _), _) =
+                gpu::encode_with(gpu, source, tables, RecordsAsked::Passes)?;
             if needs == Records::PassEnds {
                 // What the CPU driver reports for pass ends (it skips the
                 // decreases; the GPU's records build has them anyway).
@@ -130,7 +123,7 @@ fn gpu_encode_batch(
             (encoded, records, Vec::new())
         }
         Records::Totals => {
-            let (encoded, _) = gpu::encode(gpu, batch, tables)?;
+            let (encoded, _, _) = gpu::encode_on_device(gpu, source, tables, RecordsAsked::No)?;
             let records = totals(&encoded);
             (encoded, records, Vec::new())
         }
@@ -191,9 +184,36 @@ pub(crate) fn totals(encoded: &EncodedBatch) -> Vec<Vec<PassRecord>> {
         .collect()
 }
 
-/// Codes every block of `batch` with the records rate control `needs`;
-/// block `i` with the tables shifted by `shifts[i]`.
+/// Codes every block of `formed` with the records rate control `needs`;
+/// block `i` with the tables shifted by `shifts[i]`. On the GPU backend
+/// the coder reads index planes on the device in place (the blocks of one
+/// shift: early termination's shifts are applied to the host's indices);
+/// otherwise it codes the host batch.
 pub(crate) fn encode(
+    header: &Header,
+    formed: &mut Formed,
+    shifts: &[u8],
+    needs: Records,
+    backend: &Backend,
+) -> Result<Coded, CodecError> {
+    let tables = header.tables.probability_tables();
+    #[cfg(feature = "gpu")]
+    if let (Backend::Gpu(gpu), Some(device)) = (backend, formed.device()) {
+        if shifts.iter().all(|&s| s == 0) {
+            let source = crate::bpc::gpu::Source::Device {
+                coefficients: &device.planes.buffer,
+                blocks: &device.blocks,
+            };
+            if let Some(coded) = gpu_encode(gpu, source, tables, needs)? {
+                return Ok(coded);
+            }
+        }
+    }
+    encode_host(header, formed.host()?, shifts, needs, backend)
+}
+
+/// [`encode`] of a host batch.
+pub(crate) fn encode_host(
     header: &Header,
     batch: &mut CodeblockBatch,
     shifts: &[u8],
@@ -254,103 +274,10 @@ pub(crate) fn encode(
     Ok(coded)
 }
 
-/// Decodes one batch coded with `tables` on `backend` (the GPU driver
-/// gives the same result as the CPU one).
-fn decode_batch(
-    like: &CodeblockBatch,
-    encoded: &EncodedBatch,
-    tables: &ProbabilityTables,
-    backend: &Backend,
-) -> Result<(Vec<i32>, Vec<Decoded>), CodecError> {
-    Ok(match backend {
-        Backend::Cpu => cpu::decode(like, encoded, tables, None, cpu::CoreForm::Sequential)?,
-        #[cfg(feature = "gpu")]
-        Backend::Gpu(g) => {
-            let (values, decoded, _) = crate::bpc::gpu::decode(
-                g,
-                like,
-                encoded,
-                tables,
-                wavelane_core::bpc::DecodeLimits::ALL,
-            )?;
-            (values, decoded)
-        }
-    })
-}
-
-/// Decodes `encoded` into an array laid out like `like`, block `i` with
-/// the tables shifted by `shifts[i]`.
-pub(crate) fn decode(
-    header: &Header,
-    like: &CodeblockBatch,
-    encoded: &EncodedBatch,
-    shifts: &[u8],
-    backend: &Backend,
-) -> Result<(Vec<i32>, Vec<Decoded>), CodecError> {
-    let tables = header.tables.probability_tables();
-    let groups = by_shift(shifts);
-    if groups.len() <= 1 {
-        let shift = groups.first().map_or(0, |g| g.0);
-        let t = if shift == 0 {
-            tables.clone()
-        } else {
-            shifted_tables(tables, shift)
-        };
-        return decode_batch(like, encoded, &t, backend);
-    }
-    let mut out = vec![0i32; like.coefficients.len()];
-    let mut summaries: Vec<Option<Decoded>> = vec![None; like.blocks.len()];
-    for (shift, members) in groups {
-        // Compact layout per group: its blocks back to back.
-        let mut descs = Vec::with_capacity(members.len());
-        let mut len = 0;
-        for &i in &members {
-            let d = like.blocks[i];
-            descs.push(BlockDesc {
-                offset: len,
-                stride: d.width,
-                ..d
-            });
-            len += d.width * d.height;
-        }
-        let sub_like = CodeblockBatch {
-            coefficients: vec![0; len],
-            blocks: descs,
-        };
-        let mut sub = EncodedBatch {
-            tops: Vec::new(),
-            offsets: vec![0],
-            codewords: Vec::new(),
-        };
-        for &i in &members {
-            let (top, words) = encoded.block(i);
-            sub.tops.push(top);
-            sub.codewords.extend_from_slice(words);
-            sub.offsets.push(sub.codewords.len());
-        }
-        let (values, decoded) =
-            decode_batch(&sub_like, &sub, &shifted_tables(tables, shift), backend)?;
-        for (k, &i) in members.iter().enumerate() {
-            let (src, dst) = (sub_like.blocks[k], like.blocks[i]);
-            for y in 0..dst.height {
-                out[dst.offset + y * dst.stride..][..dst.width]
-                    .copy_from_slice(&values[src.offset + y * src.stride..][..src.width]);
-            }
-            summaries[i] = Some(decoded[k]);
-        }
-    }
-    Ok((
-        out,
-        summaries
-            .into_iter()
-            .map(|s| s.expect("every block is in one shift group"))
-            .collect(),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bpc::BlockDesc;
     use wavelane_core::bpc::Mode;
 
     /// What `allocate` reads of a lossless single-layer file's records (is

@@ -8,10 +8,11 @@
 //! The image stages (colour, DWT, quantization, codeblock formation, and
 //! back) pass [`Resident`](crate::codec::planes::Resident) planes: on the
 //! host, or in device buffers that the next stage's shader reads where the
-//! last one wrote them (`device` is that driver). From the codeblock
-//! batch on, the stages pass host data (codeblock batches, coded blocks);
-//! handing the device's index planes straight to the coder is the next
-//! step.
+//! last one wrote them (`device` is that driver). The codeblocks are
+//! descriptors over those planes (`codeblocks::Formed`): the GPU coder
+//! reads the index planes in place and the GPU decoder writes them where
+//! dequantization reads them (`resident`). From the coded blocks on, the
+//! stages pass host data (codewords, records).
 
 pub(crate) mod codeblocks;
 pub(crate) mod colour;
@@ -19,6 +20,10 @@ pub(crate) mod colour;
 pub(crate) mod device;
 pub(crate) mod dwt;
 pub(crate) mod entropy;
+pub(crate) mod entropy_decode;
 pub(crate) mod pack;
 pub(crate) mod quantize;
 pub(crate) mod rate;
+#[cfg(feature = "gpu")]
+pub(crate) mod resident;
+pub(crate) mod shifts;

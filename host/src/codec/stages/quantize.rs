@@ -21,6 +21,10 @@ pub(crate) struct Quantized {
     /// Every coefficient's index, `components x width x height` (component
     /// planes back to back, Mallat layout), where the coefficients were.
     pub indices: Resident<Vec<i32>>,
+    /// The host's copy of indices kept on the device, where the host
+    /// needs them (with the coefficients, for rate decisions on real
+    /// values); `None` when `indices` are on the host.
+    pub host_indices: Option<Vec<i32>>,
     /// The squared error of a full-rate reconstruction, weighted like rate
     /// control's distortion.
     pub noise: f64,
@@ -31,7 +35,11 @@ pub(crate) struct Quantized {
 /// Quantizes `coefficients` with the header's steps, where they are;
 /// keeps the coefficients on the host if `keep` (rate decisions on real
 /// values need them: on the GPU backend that is a download of every plane,
-/// docs/codec.md "Backends").
+/// docs/codec.md "Backends"). Planes on the device are quantized there for
+/// the coder; with `keep`, the host also quantizes the coefficients it
+/// downloaded, the same arithmetic giving the same indices, for the stages
+/// that read indices on the host (distortions, early termination, the
+/// lossy table fit), so that the index planes never come down.
 pub(crate) fn quantize(
     backend: &Backend,
     header: &Header,
@@ -45,6 +53,7 @@ pub(crate) fn quantize(
             let (indices, noise, coefficients) = host_quantize(header, c, blocks, keep);
             Ok(Quantized {
                 indices: Resident::Host(indices),
+                host_indices: None,
                 noise,
                 coefficients,
             })
@@ -52,27 +61,38 @@ pub(crate) fn quantize(
         #[cfg(feature = "gpu")]
         Resident::Device(planes) => {
             use super::device;
-            let coefficients = if keep {
+            let host = if keep {
                 let data = device::download(&planes).map_err(device::gpu_err)?;
-                Some(Coefficients::Int(Planes::new(data, planes.len)))
+                let c = Coefficients::Int(Planes::new(data, planes.len));
+                Some(host_quantize(header, c, blocks, true))
             } else {
                 None
             };
             let errors = device::quantize(&planes, header, blocks).map_err(device::gpu_err)?;
-            // The host's noise (`host_quantize`) from each block's exact
-            // squared error: the same sum, added in another order.
-            let noise = blocks
-                .iter()
-                .zip(errors)
-                .map(|(b, e)| {
-                    let step = header.step(b.component as usize, b.band as usize).value();
-                    e as f64 * block_weight(header, b) / (step * step)
-                })
-                .sum();
-            Ok(Quantized {
-                indices: Resident::Device(planes),
-                noise,
-                coefficients,
+            Ok(match host {
+                // The host's noise is the CPU backend's, summed in its order.
+                Some((indices, noise, coefficients)) => Quantized {
+                    indices: Resident::Device(planes),
+                    host_indices: Some(indices),
+                    noise,
+                    coefficients,
+                },
+                None => Quantized {
+                    indices: Resident::Device(planes),
+                    host_indices: None,
+                    // The host's noise (`host_quantize`) from each block's
+                    // exact squared error: the same sum, added in another
+                    // order.
+                    noise: blocks
+                        .iter()
+                        .zip(errors)
+                        .map(|(b, e)| {
+                            let step = header.step(b.component as usize, b.band as usize).value();
+                            e as f64 * block_weight(header, b) / (step * step)
+                        })
+                        .sum(),
+                    coefficients: None,
+                },
             })
         }
     }
@@ -95,34 +115,47 @@ pub(crate) struct Decodable<'a> {
 
 /// Turns decoded indices (component planes of `w x h`) into coefficients:
 /// on the GPU backend in device buffers, where [`super::device::decodes`]
-/// allows, for the rest of the decoder to run there.
+/// allows, for the rest of the decoder to run there (indices the entropy
+/// stage left on the device are dequantized in place).
 pub(crate) fn dequantize(
     backend: &Backend,
     header: &Header,
     blocks: &Decodable<'_>,
-    indices: Vec<i32>,
+    indices: Resident<Vec<i32>>,
     w: usize,
     h: usize,
 ) -> Result<Resident<Coefficients>, CodecError> {
-    match backend {
+    #[cfg(feature = "gpu")]
+    let on_device = |planes: &crate::codec::planes::DevicePlanes| {
+        use super::device;
+        let rules: Vec<device::Rule> = rules(header, blocks)
+            .into_iter()
+            .map(|r| device::Rule {
+                shift: r.shift,
+                q16: r.q16,
+                half: r.half,
+            })
+            .collect();
+        device::dequantize(planes, blocks.blocks, &rules, w).map_err(device::gpu_err)
+    };
+    match (backend, indices) {
         #[cfg(feature = "gpu")]
-        Backend::Gpu(gpu) if super::device::decodes(gpu, header, w, h) => {
+        (_, Resident::Device(planes)) => {
+            on_device(&planes)?;
+            Ok(Resident::Device(planes))
+        }
+        #[cfg(feature = "gpu")]
+        (Backend::Gpu(gpu), Resident::Host(indices))
+            if super::device::decodes(gpu, header, w, h) =>
+        {
             use super::device;
             let comps = header.components as usize;
             let planes = device::upload(gpu, &indices, w * h, comps).map_err(device::gpu_err)?;
             drop(indices);
-            let rules: Vec<device::Rule> = rules(header, blocks)
-                .into_iter()
-                .map(|r| device::Rule {
-                    shift: r.shift,
-                    q16: r.q16,
-                    half: r.half,
-                })
-                .collect();
-            device::dequantize(&planes, blocks.blocks, &rules, w).map_err(device::gpu_err)?;
+            on_device(&planes)?;
             Ok(Resident::Device(planes))
         }
-        _ => Ok(Resident::Host(host_dequantize(
+        (_, Resident::Host(indices)) => Ok(Resident::Host(host_dequantize(
             header, blocks, indices, w, h,
         ))),
     }
