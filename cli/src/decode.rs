@@ -56,6 +56,10 @@ pub struct DecodeArgs {
     /// a .nii, .nii.gz, .tif or .raw output.
     #[arg(long, value_name = "A..B")]
     pub slices: Option<String>,
+    /// Sequence (.wls) files: decode frames A to B only (both included, from 0;
+    /// 3..5 is frames 3, 4 and 5), reading only those frames.
+    #[arg(long, value_name = "A..B")]
+    pub frames: Option<String>,
 }
 
 /// Reads the bytes of `path` a decode with `reduce` needs: the main
@@ -132,6 +136,15 @@ pub fn run(args: DecodeArgs) -> CliResult {
                 args.json,
             );
         }
+    }
+    // A sequence file goes to the sequence decoder.
+    if let [input] = args.inputs.as_slice() {
+        if crate::sequence::is_sequence_file(input) {
+            return crate::sequence::decode(&args, input);
+        }
+    }
+    if args.frames.is_some() {
+        return Err("--frames applies to sequence (.wls) files only".into());
     }
     if args.slices.is_some() {
         return Err("--slices applies to volume files only".into());

@@ -119,6 +119,13 @@ pub struct EncodeArgs {
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Raw planar video input: its frame size (a .y4m input says it itself).
+    #[arg(long, value_name = "WxH")]
+    pub video_size: Option<String>,
+    /// Raw planar video input: gray, yuv420p, yuv422p, yuv444p, or with 9..16 bits
+    /// their little-endian forms (gray10le, yuv420p10le, yuv422p12le, ...; default yuv420p).
+    #[arg(long, value_name = "NAME", requires = "video_size")]
+    pub pix_fmt: Option<String>,
 }
 
 impl EncodeArgs {
@@ -185,6 +192,12 @@ pub fn run(args: EncodeArgs) -> CliResult {
         }
     }
     let options = args.options();
+    // A .y4m or raw video input goes to the sequence encoder (.wls).
+    if let [input] = args.inputs.as_slice() {
+        if crate::sequence::is_sequence_input(input, &args) {
+            return crate::sequence::encode(&args, &options, input);
+        }
+    }
     run_files(
         &args.inputs,
         &args.output,

@@ -23,6 +23,9 @@ pub fn run(args: InfoArgs) -> CliResult {
     if crate::volume::is_volume_file(&args.input) {
         return crate::volume::info_file(&args.input, args.json);
     }
+    if crate::sequence::is_sequence_file(&args.input) {
+        return crate::sequence::info(&args.input, args.json);
+    }
     let bytes = std::fs::read(&args.input)?;
     let c = Container::parse(&bytes, ReadOptions::default())
         .map_err(|e| format!("{}: {e}", args.input.display()))?;

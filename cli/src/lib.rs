@@ -22,6 +22,7 @@ mod h264;
 mod info;
 mod logger;
 mod plot;
+mod sequence;
 mod train_lut;
 mod verify;
 mod vle;

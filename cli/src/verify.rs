@@ -39,6 +39,7 @@ pub fn run(args: VerifyArgs) -> CliResult {
                     Kind::Wl => "wl",
                     Kind::Wlv => "wlv",
                     Kind::Volume => "volume",
+                    Kind::Sequence => "sequence",
                     Kind::Unknown => "unknown",
                 };
                 let line = if v.ok() {
