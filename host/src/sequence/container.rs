@@ -375,6 +375,11 @@ impl<R: Read + Seek> SequenceFile<R> {
         Ok(frames)
     }
 
+    /// The reader back.
+    pub fn into_reader(self) -> R {
+        self.reader
+    }
+
     /// The frames (0 when none).
     pub fn frame_count(&self) -> u64 {
         self.frames.len() as u64

@@ -34,6 +34,9 @@ pub mod rgb;
 pub mod verify;
 pub mod y4m;
 
+#[cfg(test)]
+mod tests;
+
 pub use code::{component_options, decode_frame, encode_frame};
 pub use container::SequenceHeader;
 pub use frame::{ChromaLayout, Frame, FrameFormat};
