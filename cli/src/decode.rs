@@ -23,11 +23,18 @@ use wavelane::verify;
 
 /// Arguments of `wavelane decode`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Sequences (.wls): -o out.y4m (the input's layout and depth back), -o out.yuv\n\
+(raw planes) or an image pattern (one picture per frame; RGB, or gray for gray video):\n  \
+wavelane decode clip.wls -o back.y4m\n  \
+wavelane decode clip.wls -o frames/%05d.png --frames 3..5"
+)]
 pub struct DecodeArgs {
-    /// Input .wl files.
+    /// Input .wl files (or one .wls sequence).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Output image (.png, .pgm, .ppm, .pnm, .tif); with several inputs, a directory (PNG files).
+    /// Output image (.png, .pgm, .ppm, .pnm, .tif); with several inputs, a directory (PNG files);
+    /// for a sequence: .y4m, .yuv, or a pattern such as frames/%05d.png.
     #[arg(short, long)]
     pub output: PathBuf,
     /// Decode at 1/2^K of the size, reading only the resolutions needed.

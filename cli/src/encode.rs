@@ -57,8 +57,15 @@ pub enum TablesArg {
 /// Arguments of `wavelane encode`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("rate").args(["lossless", "bpp", "psnr"]))]
+#[command(
+    after_help = "Video: one .y4m input, or raw planar video with --video-size, becomes a .wls\n\
+sequence (each frame's components coded at their own size; --bpp is per frame):\n  \
+wavelane encode clip.y4m -o clip.wls --lossless\n  \
+wavelane encode clip.yuv --video-size 1920x1080 --pix-fmt yuv422p10le -o clip.wls --bpp 2"
+)]
 pub struct EncodeArgs {
-    /// Input images (PNG, PGM/PPM, TIFF; 8 or 16 bit; gray, gray+alpha, RGB, RGBA).
+    /// Input images (PNG, PGM/PPM, TIFF; 8 or 16 bit; gray, gray+alpha, RGB, RGBA), or one
+    /// video (.y4m, or raw planar with --video-size) to a .wls sequence.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Output .wl file; with several inputs, a directory (each input's name with .wl).

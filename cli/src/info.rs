@@ -11,7 +11,7 @@ use wavelane::codec::format::wavelet_name;
 /// Arguments of `wavelane info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// The .wl file.
+    /// The .wl file (image or volume), or a .wls sequence (its frames listed).
     pub input: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]

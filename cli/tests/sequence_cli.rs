@@ -14,8 +14,11 @@ use common::{fails, ok, s, wavelane, Scratch};
 const W: usize = 64;
 const H: usize = 48;
 
-/// (Y4M colour tag, ffmpeg pix_fmt, chroma shifts or None for gray, depth).
-const FORMATS: [(&str, &str, Option<(usize, usize)>, u32); 8] = [
+/// Chroma subsampling shifts (x, y), `None` for gray.
+type Shifts = Option<(usize, usize)>;
+
+/// (Y4M colour tag, ffmpeg pix_fmt, chroma shifts, depth).
+const FORMATS: [(&str, &str, Shifts, u32); 8] = [
     ("mono", "gray", None, 8),
     ("mono12", "gray12le", None, 12),
     ("420jpeg", "yuv420p", Some((1, 1)), 8),
@@ -27,7 +30,7 @@ const FORMATS: [(&str, &str, Option<(usize, usize)>, u32); 8] = [
 ];
 
 /// The raw planes of frame `t`: moving gradients with hash noise.
-fn frame_bytes(shifts: Option<(usize, usize)>, depth: u32, t: usize) -> Vec<u8> {
+fn frame_bytes(shifts: Shifts, depth: u32, t: usize) -> Vec<u8> {
     let mut planes = vec![(W, H)];
     if let Some((sx, sy)) = shifts {
         planes.extend([(W >> sx, H >> sy); 2]);
@@ -51,12 +54,7 @@ fn frame_bytes(shifts: Option<(usize, usize)>, depth: u32, t: usize) -> Vec<u8> 
 }
 
 /// A Y4M clip and its frames' raw bytes.
-fn y4m(
-    tag: &str,
-    shifts: Option<(usize, usize)>,
-    depth: u32,
-    frames: usize,
-) -> (Vec<u8>, Vec<Vec<u8>>) {
+fn y4m(tag: &str, shifts: Shifts, depth: u32, frames: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
     let mut out = format!("YUV4MPEG2 W{W} H{H} F30000:1001 Ip A1:1 C{tag} XCOLORRANGE=LIMITED\n")
         .into_bytes();
     let raw: Vec<Vec<u8>> = (0..frames).map(|t| frame_bytes(shifts, depth, t)).collect();
