@@ -343,3 +343,52 @@ fn ffmpeg_reads_the_decoded_y4m_as_the_input() {
         assert_eq!(std::fs::read(&out).unwrap(), raw.concat(), "{tag}");
     }
 }
+
+/// Our RGB pictures of a 4:4:4 frame are ffmpeg's (BT.601 limited range
+/// below HD sizes; 4:4:4 so that no chroma interpolation differs).
+#[test]
+fn png_frames_are_ffmpegs_rgb() {
+    let dir = Scratch::new("sequence", "rgb");
+    let (clip, _) = y4m("444", Some((0, 0)), 8, 2);
+    let input = dir.file("in.y4m", &clip);
+    let wls = dir.path("c.wls");
+    ok(&["encode", s(&input), "-o", s(&wls), "--backend", "cpu"]);
+    ok(&[
+        "decode",
+        s(&wls),
+        "-o",
+        s(&dir.path("f%d.png")),
+        "--backend",
+        "cpu",
+    ]);
+    let ours = image::open(dir.path("f0.png"))
+        .unwrap()
+        .to_rgb8()
+        .into_raw();
+    let out = dir.path("ff.rgb");
+    let status = Command::new("ffmpeg")
+        .args([
+            "-loglevel",
+            "error",
+            "-y",
+            "-i",
+            s(&input),
+            "-frames:v",
+            "1",
+        ])
+        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", s(&out)])
+        .status()
+        .unwrap_or_else(|e| {
+            panic!("this test needs ffmpeg on PATH (scripts/setup.sh installs it): {e}")
+        });
+    assert!(status.success());
+    let theirs = std::fs::read(&out).unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    let worst = ours
+        .iter()
+        .zip(&theirs)
+        .map(|(a, b)| a.abs_diff(*b))
+        .max()
+        .unwrap();
+    assert!(worst <= 1, "largest difference from ffmpeg's RGB: {worst}");
+}
