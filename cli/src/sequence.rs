@@ -111,6 +111,9 @@ fn frames_bar(n: u64, json: bool) -> ProgressBar {
 
 /// Encodes a Y4M or raw input to a `.wls` file (`wavelane encode`).
 pub fn encode(args: &EncodeArgs, options: &EncodeOptions, input: &Path) -> CliResult {
+    if args.bit_depth.is_some() || args.skip_existing {
+        return Err("--bit-depth and --skip-existing do not apply to video input (the .y4m header or --pix-fmt gives the depth)".into());
+    }
     let start = Instant::now();
     let mut out = AtomicFile::create(&args.output)?;
     let (mut source, format, params, estimate) =
@@ -281,6 +284,11 @@ impl Sink {
 
 /// Decodes a `.wls` file (`wavelane decode`).
 pub fn decode(args: &DecodeArgs, input: &Path) -> CliResult {
+    // Frames come back whole and at full size: a reduced or layer-limited
+    // frame would not fit the Y4M layout the sequence promises.
+    if args.reduce != 0 || args.layers.is_some() || args.slices.is_some() {
+        return Err("--reduce, --layers and --slices do not apply to sequences (.wls)".into());
+    }
     let start = Instant::now();
     let name = input.display();
     let reader = BufReader::new(File::open(input)?);

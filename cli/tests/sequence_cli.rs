@@ -392,3 +392,24 @@ fn png_frames_are_ffmpegs_rgb() {
         .unwrap();
     assert!(worst <= 1, "largest difference from ffmpeg's RGB: {worst}");
 }
+
+/// The GPU backend writes the same lossless `.wls` bytes as the CPU and
+/// decodes it back bit-exact (lavapipe in the suite).
+#[test]
+fn sequence_gpu_encode_and_decode_match_the_cpu() {
+    let dir = Scratch::new("sequence", "gpu");
+    let (clip, _) = y4m("420p10", Some((1, 1)), 10, 3);
+    let input = dir.file("in.y4m", &clip);
+    let (cpu, gpu) = (dir.path("cpu.wls"), dir.path("gpu.wls"));
+    ok(&["encode", s(&input), "-o", s(&cpu), "--backend", "cpu"]);
+    ok(&["encode", s(&input), "-o", s(&gpu), "--backend", "gpu"]);
+    assert_eq!(std::fs::read(&cpu).unwrap(), std::fs::read(&gpu).unwrap());
+    let back = dir.path("back.y4m");
+    ok(&["decode", s(&gpu), "-o", s(&back), "--backend", "gpu"]);
+    assert_eq!(std::fs::read(&back).unwrap(), clip);
+    // Options that do not apply to sequences are refused, not ignored.
+    let err = fails(&["decode", s(&cpu), "-o", s(&back), "--reduce", "1"]);
+    assert!(err.contains("do not apply"), "{err}");
+    let err = fails(&["encode", s(&input), "-o", s(&cpu), "--bit-depth", "12"]);
+    assert!(err.contains("do not apply"), "{err}");
+}
