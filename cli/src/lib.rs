@@ -23,6 +23,7 @@ mod info;
 mod logger;
 mod plot;
 mod sequence;
+mod sequence_decode;
 mod train_lut;
 mod verify;
 mod vle;

@@ -30,6 +30,7 @@ pub mod container;
 pub mod frame;
 mod header;
 pub mod raw;
+mod reader;
 pub mod rgb;
 pub mod verify;
 pub mod y4m;
