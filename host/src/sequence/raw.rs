@@ -6,7 +6,7 @@
 use std::io::{Read, Write};
 
 use super::frame::{ChromaLayout, Frame, FrameFormat};
-use super::y4m::read_full;
+use super::y4m::{check_input_size, read_up_to};
 use super::SequenceError;
 
 /// The layout and bit depth of an ffmpeg pixel format name: `gray`,
@@ -67,6 +67,7 @@ impl<R: Read> RawReader<R> {
     /// A reader of frames of `format` (validated here).
     pub fn new(reader: R, format: FrameFormat) -> Result<Self, SequenceError> {
         format.validate()?;
+        check_input_size(&format)?;
         Ok(RawReader {
             reader,
             format,
@@ -79,8 +80,7 @@ impl<R: Read> RawReader<R> {
     /// [`SequenceError::TruncatedFrame`].
     pub fn next_frame(&mut self) -> Result<Option<Frame>, SequenceError> {
         let need = self.format.frame_bytes() as usize;
-        self.buf.resize(need, 0);
-        let have = read_full(&mut self.reader, &mut self.buf)?;
+        let have = read_up_to(&mut self.reader, need, &mut self.buf)?;
         if have == 0 {
             return Ok(None);
         }

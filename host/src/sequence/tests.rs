@@ -136,6 +136,11 @@ fn bad_y4m_and_raw_inputs_are_typed_errors() {
     ));
     assert!(matches!(y4m(""), Err(SequenceError::Y4m(_))));
     assert!(matches!(y4m(&"x".repeat(5000)), Err(SequenceError::Y4m(_))));
+    // A frame beyond the codec's memory budget is refused before any read.
+    assert!(matches!(
+        y4m("YUV4MPEG2 W65534 H65534 C444p16\nFRAME\n"),
+        Err(SequenceError::TooLarge { .. })
+    ));
     // Odd size where the layout halves the chroma.
     assert!(matches!(
         y4m("YUV4MPEG2 W63 H48 C420\n"),

@@ -5,7 +5,7 @@
 //! three sitings) and gray is read, 8-bit and the high-depth forms
 //! (`C420p10`, `Cmono12`, ...: two little-endian bytes per sample).
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 use super::frame::{ChromaLayout, Frame, FrameFormat};
 use super::SequenceError;
@@ -242,6 +242,7 @@ impl<R: BufRead> Y4mReader<R> {
         let line = read_line(&mut reader, MAX_HEADER_LINE, "stream header")?
             .ok_or_else(|| SequenceError::Y4m("empty file".into()))?;
         let (format, params) = parse_header(&line)?;
+        check_input_size(&format)?;
         Ok(Y4mReader {
             reader,
             format,
@@ -265,8 +266,7 @@ impl<R: BufRead> Y4mReader<R> {
             )));
         }
         let need = self.format.frame_bytes() as usize;
-        self.buf.resize(need, 0);
-        let have = read_full(&mut self.reader, &mut self.buf)?;
+        let have = read_up_to(&mut self.reader, need, &mut self.buf)?;
         if have < need {
             return Err(SequenceError::TruncatedFrame {
                 frame: self.frames_read,
@@ -285,18 +285,30 @@ impl<R: BufRead> Y4mReader<R> {
     }
 }
 
-/// Reads until `buf` is full or the stream ends; the bytes read.
-pub(crate) fn read_full(r: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut at = 0;
-    while at < buf.len() {
-        match r.read(&mut buf[at..]) {
-            Ok(0) => break,
-            Ok(n) => at += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+/// Reads up to `need` bytes into `buf` (cleared first); the bytes read.
+/// The buffer grows with the bytes that arrive, so a header that promises
+/// a huge frame costs memory only for the bytes a file really holds.
+pub(crate) fn read_up_to(
+    r: &mut impl Read,
+    need: usize,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    buf.clear();
+    r.take(need as u64).read_to_end(buf)
+}
+
+/// Refuses frames larger than the image codec's memory budget
+/// ([`crate::codec::format::DEFAULT_MAX_SAMPLES`]), before any is read.
+pub(crate) fn check_input_size(format: &FrameFormat) -> Result<(), SequenceError> {
+    let limit = crate::codec::format::DEFAULT_MAX_SAMPLES;
+    match format.samples() {
+        s if s > limit => Err(SequenceError::TooLarge {
+            what: "frame samples",
+            value: s,
+            limit,
+        }),
+        _ => Ok(()),
     }
-    Ok(at)
 }
 
 /// Writes a Y4M stream frame by frame.
