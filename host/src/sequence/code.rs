@@ -1,5 +1,5 @@
 //! Coding one frame: each component is a 1-component image at its own
-//! size, coded by the image codec ([`crate::codec::encode`]) into its own
+//! size, coded by the image codec ([`crate::codec::encode()`]) into its own
 //! `.wl` codestream. The codestream validates itself (header CRC, index,
 //! segment CRCs, memory budget), so the container adds only where each
 //! one lies.
