@@ -32,12 +32,18 @@ With several inputs (or a directory) the output is a directory of PNG
 files: reading, decoding and writing overlap (a few files in flight),
 every output equals what decoding its input alone gives, reports come in
 input order, and a failed file is reported while the others go on (exit
-code 3).")]
+code 3).
+
+Sequences (.wls): -o out.y4m (the input's layout and depth back), -o out.yuv
+(raw planes) or an image pattern (one picture per frame; RGB, or gray for gray video):
+  wavelane decode clip.wls -o back.y4m
+  wavelane decode clip.wls -o frames/%05d.png --frames 3..5")]
 pub struct DecodeArgs {
-    /// Input .wl files, or directories of them.
+    /// Input .wl files, or directories of them (or one .wls sequence).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Output image (.png, .pgm, .ppm, .pnm, .tif); with several inputs, a directory (PNG files).
+    /// Output image (.png, .pgm, .ppm, .pnm, .tif); with several inputs, a directory (PNG files);
+    /// for a sequence: .y4m, .yuv, or a pattern such as frames/%05d.png.
     #[arg(short, long)]
     pub output: PathBuf,
     /// Decode at 1/2^K of the size, reading only the resolutions needed.
@@ -72,6 +78,10 @@ pub struct DecodeArgs {
     /// a .nii, .nii.gz, .tif or .raw output.
     #[arg(long, value_name = "A..B")]
     pub slices: Option<String>,
+    /// Sequence (.wls) files: decode frames A to B only (both included, from 0;
+    /// 3..5 is frames 3, 4 and 5), reading only those frames.
+    #[arg(long, value_name = "A..B")]
+    pub frames: Option<String>,
 }
 
 /// Reads the bytes of `path` a decode with `reduce` needs: the main
@@ -154,6 +164,15 @@ pub fn run(args: DecodeArgs) -> CliResult {
                 args.json,
             );
         }
+    }
+    // A sequence file goes to the sequence decoder.
+    if let [input] = args.inputs.as_slice() {
+        if crate::sequence::is_sequence_file(input) {
+            return crate::sequence::decode(&args, input);
+        }
+    }
+    if args.frames.is_some() {
+        return Err("--frames applies to sequence (.wls) files only".into());
     }
     if args.slices.is_some() {
         return Err("--slices applies to volume files only".into());

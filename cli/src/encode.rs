@@ -66,11 +66,17 @@ pub enum TablesArg {
 With several inputs (or a directory) the output is a directory: reading,
 coding and writing overlap (a few files in flight), every output equals
 what encoding its input alone gives, reports come in input order, and a
-failed file is reported while the others go on (exit code 3).")]
+failed file is reported while the others go on (exit code 3).
+
+Video: one .y4m input, or raw planar video with --video-size, becomes a .wls
+sequence (each frame's components coded at their own size; --bpp is per frame):
+  wavelane encode clip.y4m -o clip.wls --lossless
+  wavelane encode clip.yuv --video-size 1920x1080 --pix-fmt yuv422p10le -o clip.wls --bpp 2")]
 #[command(group = clap::ArgGroup::new("rate").args(["lossless", "bpp", "psnr"]))]
 pub struct EncodeArgs {
     /// Input images (PNG, PGM/PPM, TIFF; 8 or 16 bit; gray, gray+alpha, RGB, RGBA), or
-    /// directories of them.
+    /// directories of them, or one video (.y4m, or raw planar with --video-size) to a .wls
+    /// sequence.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Output .wl file; with several inputs, a directory (each input's name with .wl).
@@ -137,6 +143,13 @@ pub struct EncodeArgs {
     /// Print JSON reports instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Raw planar video input: its frame size (a .y4m input says it itself).
+    #[arg(long, value_name = "WxH")]
+    pub video_size: Option<String>,
+    /// Raw planar video input: gray, yuv420p, yuv422p, yuv444p, or with 9..16 bits
+    /// their little-endian forms (gray10le, yuv420p10le, yuv422p12le, ...; default yuv420p).
+    #[arg(long, value_name = "NAME", requires = "video_size")]
+    pub pix_fmt: Option<String>,
 }
 
 impl EncodeArgs {
@@ -200,6 +213,12 @@ pub fn run(args: EncodeArgs) -> CliResult {
     if let [input] = args.inputs.as_slice() {
         if crate::volume::is_nifti_name(input) {
             return crate::volume::encode_from_image_args(&args, input);
+        }
+    }
+    // A .y4m or raw video input goes to the sequence encoder (.wls).
+    if let [input] = args.inputs.as_slice() {
+        if crate::sequence::is_sequence_input(input, &args) {
+            return crate::sequence::encode(&args, &args.options(), input);
         }
     }
     let job = EncodeJob {

@@ -11,7 +11,7 @@ use wavelane::codec::format::wavelet_name;
 /// Arguments of `wavelane info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// The .wl file.
+    /// The .wl file (image or volume), or a .wls sequence (its frames listed).
     pub input: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -22,6 +22,9 @@ pub struct InfoArgs {
 pub fn run(args: InfoArgs) -> CliResult {
     if crate::volume::is_volume_file(&args.input) {
         return crate::volume::info_file(&args.input, args.json);
+    }
+    if crate::sequence::is_sequence_file(&args.input) {
+        return crate::sequence::info(&args.input, args.json);
     }
     let bytes = std::fs::read(&args.input)?;
     let c = Container::parse(&bytes, ReadOptions::default())

@@ -23,6 +23,8 @@ mod h264;
 mod info;
 mod logger;
 mod plot;
+mod sequence;
+mod sequence_decode;
 mod train_lut;
 mod verify;
 mod vle;
@@ -55,11 +57,11 @@ pub enum Command {
     Devices(devices::DevicesArgs),
     /// Encode an image or y4m sequence as an H.264 intra stream (CAVLC on CPU or GPU).
     H264(h264::H264Args),
-    /// Encode images as .wl files (lossless, --bpp or --psnr; DWT + BPC-PaCo + PCRD-Opt).
+    /// Encode images as .wl files (lossless, --bpp or --psnr; DWT + BPC-PaCo + PCRD-Opt); video as .wls.
     Encode(encode::EncodeArgs),
     /// Decode .wl files to PNG/PGM/PPM/TIFF, optionally --reduce'd (--partial: truncated or damaged files).
     Decode(decode::DecodeArgs),
-    /// Describe a .wl file: parameters, sizes per resolution and layer, CRC status.
+    /// Describe a .wl file: parameters, sizes per resolution and layer, CRC status; .wls: its frames.
     Info(info::InfoArgs),
     /// Run the codec on a built-in public-domain image on every backend; table, images, RD plot.
     Demo(demo::DemoArgs),
@@ -73,7 +75,7 @@ pub enum Command {
     Dwt(dwt::DwtArgs),
     /// Huffman-compress any file to .wlv, or decompress one (CPU or GPU).
     Vle(vle::VleArgs),
-    /// Check .wl, .wlv and volume files (structure, completeness, every CRC) without decoding.
+    /// Check .wl, .wlv, volume and .wls files (structure, completeness, every CRC) without decoding.
     Verify(verify::VerifyArgs),
     /// Volumes (MRI, CT: .nii, .nii.gz, TIFF stacks, raw) to volume .wl files and back; info.
     Volume(volume::VolumeArgs),

@@ -18,7 +18,7 @@ use wavelane::verify::{verify_file, Kind};
 Example: wavelane verify archive/*.wl --json"
 )]
 pub struct VerifyArgs {
-    /// The .wl and .wlv files to check.
+    /// The .wl, .wlv, volume and .wls files to check.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Print a JSON array (one object per file) instead of one line per file.
@@ -39,6 +39,7 @@ pub fn run(args: VerifyArgs) -> CliResult {
                     Kind::Wl => "wl",
                     Kind::Wlv => "wlv",
                     Kind::Volume => "volume",
+                    Kind::Sequence => "sequence",
                     Kind::Unknown => "unknown",
                 };
                 let line = if v.ok() {

@@ -60,6 +60,7 @@ pub mod dwt;
 pub mod h264;
 pub mod image_io;
 pub mod output;
+pub mod sequence;
 #[cfg(feature = "gpu")]
 pub mod shaders;
 pub mod verify;

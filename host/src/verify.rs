@@ -30,6 +30,8 @@ pub enum Kind {
     Wlv,
     /// A volume `.wl` file (docs/format.md, "Volume `.wl` files").
     Volume,
+    /// A `.wls` sequence file (docs/format.md, "Sequence files").
+    Sequence,
     /// Neither magic matched (or the file is shorter than a magic).
     Unknown,
 }
@@ -230,6 +232,8 @@ pub fn verify_bytes(bytes: &[u8]) -> Verified {
         Kind::Wlv
     } else if is_volume(bytes) {
         Kind::Volume
+    } else if bytes.starts_with(&crate::sequence::container::SEQUENCE_MAGIC) {
+        Kind::Sequence
     } else {
         Kind::Unknown
     };
@@ -244,9 +248,14 @@ pub fn verify_bytes(bytes: &[u8]) -> Verified {
         Kind::Wl => verify_wl(bytes, &mut v),
         Kind::Wlv => verify_wlv(bytes, &mut v),
         Kind::Volume => verify_volume(bytes, &mut v),
+        Kind::Sequence => {
+            let c = crate::sequence::verify::verify_sequence(bytes);
+            v.expected_bytes = c.expected_bytes;
+            v.problems = c.problems;
+        }
         Kind::Unknown => v
             .problems
-            .push("not a wavelane file (no .wl, .wlv or volume magic)".into()),
+            .push("not a wavelane file (no .wl, .wlv, volume or sequence magic)".into()),
     }
     v
 }

@@ -106,6 +106,7 @@ replay_tests!(
     gpu_diff,
     volume_container,
     nifti_read,
+    sequence_container,
 );
 
 /// Every fuzz target binary calls a body, every body has a binary, and the

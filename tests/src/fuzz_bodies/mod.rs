@@ -28,6 +28,7 @@
 //! | `wl_container` | `.wl` header, index and segment parse of arbitrary bytes; header and index canonical |
 //! | `wl_decode` | `.wl` image decode (whole, reduced, one layer) of arbitrary bytes; samples in range |
 //! | `volume_container` | volume `.wl` parse (header and index canonical) and decode (whole, one slice, one layer) of arbitrary bytes; samples in range, a slice equals the whole decode's |
+//! | `sequence_container` | `.wls` open (complete and partial) of arbitrary bytes; header canonical, records contiguous, frames decode in range, verify agrees with the reader |
 //! | `nifti_read` | NIfTI-1 `.nii`/`.nii.gz` read of arbitrary bytes within a voxel budget; write + read unchanged |
 
 pub mod bpc;
@@ -38,6 +39,7 @@ pub mod h264;
 pub mod image;
 pub mod input;
 pub mod scan;
+pub mod sequence;
 pub mod vle;
 pub mod volume;
 pub mod wl;
@@ -153,6 +155,11 @@ pub const TARGETS: &[Target] = &[
         name: "nifti_read",
         run: volume::nifti_read,
         seeds: volume::seeds_nifti,
+    },
+    Target {
+        name: "sequence_container",
+        run: sequence::sequence_container,
+        seeds: sequence::seeds,
     },
 ];
 
