@@ -82,7 +82,7 @@ pub struct VolumeEncodeArgs {
     /// Codeblock height (the width is always 64; default 64 lossless, 256 lossy).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub codeblock_height: Option<u16>,
-    /// Base quantization step in sample units for lossy coding (default 2^(bits-8)).
+    /// Base quantization step in sample units for lossy coding (default 2^(b-8), b the bits the samples span).
     #[arg(long)]
     pub qstep: Option<f64>,
     /// Where the transform and coder run (`auto`: a hardware GPU if there is one).

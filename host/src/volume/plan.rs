@@ -35,7 +35,7 @@ pub struct VolumeOptions {
     /// Codeblock rows (default: the image codec's, 64 lossless, 256 lossy).
     pub codeblock_height: Option<u16>,
     /// Base quantization step of the lossy path in sample units (default
-    /// `2^(bits - 8)`, the image codec's).
+    /// `2^(b - 8)` with `b` the bits the samples span, 8 to the type's).
     pub base_step: Option<f64>,
 }
 
@@ -125,6 +125,12 @@ pub fn plan(v: &Volume, o: &VolumeOptions) -> Result<VolumeHeader, VolumeError> 
         Wavelet::Fixed97
     };
     let bits = v.sample.bits();
+    // The bits the samples really span: a CT in i16 spans about 12, an MRI
+    // often 10-11. The default step and the tables' row follow the span, as
+    // an 8-bit image's follow its 8 bits; stepping by the type's 16 bits
+    // instead quantizes such a volume so coarsely that every pass fits
+    // below a modest rate (docs/volumes.md, "Coding").
+    let used_bits = span_bits(&v.samples).clamp(8, bits);
     let l32 = levels.map(|l| l as u32);
     let total = total_levels(l32);
     // As the image codec: keep 16-bit samples and the transform's gain well
@@ -142,7 +148,7 @@ pub fn plan(v: &Volume, o: &VolumeOptions) -> Result<VolumeHeader, VolumeError> 
     let steps = if lossless {
         bands.map(|_| QuantStep::ONE).collect()
     } else {
-        base = o.base_step.unwrap_or((bits as f64 - 8.0).exp2());
+        base = o.base_step.unwrap_or((used_bits as f64 - 8.0).exp2());
         if !(base > 0.0 && base.is_finite()) {
             return opt(format!("base step {base} must be > 0"));
         }
@@ -157,7 +163,7 @@ pub fn plan(v: &Volume, o: &VolumeOptions) -> Result<VolumeHeader, VolumeError> 
     if !(1..=32).contains(&o.layers) {
         return opt(format!("{} layers (1..=32)", o.layers));
     }
-    let row_offset = presets::row_offset(bits, wavelet, base);
+    let row_offset = presets::row_offset(used_bits, wavelet, base);
     let tables = Tables::preset(presets::default_preset(wavelet), mode, row_offset)
         .expect("the default presets exist");
     let header = VolumeHeader {
@@ -211,4 +217,13 @@ mod tests {
             assert!((e - low * low * low).abs() < 1e-9);
         }
     }
+}
+
+/// Bits needed for the span of `samples` (`max - min`), at least 1.
+fn span_bits(samples: &[i32]) -> u8 {
+    let (lo, hi) = samples
+        .iter()
+        .fold((i32::MAX, i32::MIN), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    let span = (hi as i64 - lo as i64).max(1) as u64;
+    (64 - span.leading_zeros()) as u8
 }
