@@ -71,6 +71,8 @@ mod state;
 #[cfg(test)]
 mod tests_hand;
 #[cfg(test)]
+mod tests_plane_maps;
+#[cfg(test)]
 mod tests_prop;
 
 pub use block::{Codeblock, CodeblockMut};
@@ -80,6 +82,7 @@ pub use decode::phases::{decode_phases, LaneMagnitudes};
 pub use decode::sequential::decode_sequential;
 pub use encode::lanes::encode_lanes;
 pub use encode::observe::{SymbolClass, SymbolObserver, WithoutDistortion};
+pub use encode::plane_maps::{encode_plane_maps, PlaneMaps};
 pub use encode::planes::BitPlanes;
 pub use encode::sequential::{
     encode_sequential, encode_sequential_observed, encode_sequential_planes, observe_symbols,

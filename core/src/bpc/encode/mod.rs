@@ -5,6 +5,7 @@
 
 pub(super) mod lanes;
 pub(super) mod observe;
+pub(super) mod plane_maps;
 pub(super) mod planes;
 pub(super) mod sequential;
 
