@@ -9,7 +9,7 @@
 //! BPC-PaCo specification), interchangeable with the published reference GPU
 //! implementation.
 //!
-//! Two forms of every coder, equal byte for byte:
+//! The forms of the coders, equal byte for byte:
 //! - [`encode_sequential`] / [`decode_sequential`]: symbols in canonical
 //!   order (bitplane, pass, step, phase, lane). The firmware path.
 //! - [`encode_lanes`] / [`decode_lanes`]: all 32 lanes in lock-step, one
@@ -19,6 +19,11 @@
 //! - [`decode_phases`]: the canonical order with every phase of a step
 //!   decoded for all 32 lanes at once, in vectorizable loops; the host's
 //!   CPU decoder. It also takes a [`LaneMagnitudes`] (16 KiB for 64 rows).
+//! - [`encode_plane_maps`]: 2-pass tables only, the model of
+//!   `shaders/bpc/encode_planes.glsl`: each bitplane rebuilds two lane-mask
+//!   maps from the magnitudes (its bits, and "significant before it")
+//!   instead of keeping state maps; same codewords as the other encoders,
+//!   no pass records. It takes [`PlaneMaps`] (1.5 KiB for 64 rows).
 //!
 //! # Memory
 //! Nothing is allocated. The caller provides the coefficient slice, the
