@@ -1,7 +1,10 @@
 // BPC-PaCo encoder for 2 passes per bitplane, the plane-map form: body of
-// bpc_encode64_2pass (BPC_TWO_PASS, BPC_MAX_ROWS 64). Same bytes as
-// bpc/encode.glsl and core bpc/encode/lanes.rs, which remains the
-// reference; what differs is where a step finds its state. Same bindings
+// bpc_encode64_2pass (BPC_TWO_PASS, BPC_MAX_ROWS 64). Its core model is
+// core/src/bpc/encode/plane_maps.rs (wavelane_core::bpc::encode_plane_maps;
+// the row window and the sliced contexts in plane_maps/window.rs), written
+// function by function like this file and tested equal to core's
+// sequential and lane encoders. Same bytes as bpc/encode.glsl and core
+// bpc/encode/lanes.rs; what differs is where a step finds its state. Same bindings
 // and push constants as bpc/encode.glsl (the host drives both
 // alike).
 //

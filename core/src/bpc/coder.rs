@@ -17,7 +17,7 @@ const FULL: u32 = (1 << super::CODEWORD_BITS) - 1;
 
 /// `(S * P) >> 7`: the size of the lower (symbol 0) subinterval minus one.
 #[inline]
-fn split(size: u32, p: u8) -> u32 {
+pub(super) fn split(size: u32, p: u8) -> u32 {
     (size * p as u32) >> super::PROBABILITY_BITS
 }
 

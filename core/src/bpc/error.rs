@@ -48,6 +48,9 @@ pub enum EncodeError {
     },
     /// The lane model's subgroup size is not a power of two in 1..=32.
     BadSubgroupSize,
+    /// The plane-map encoder ([`encode_plane_maps`](super::encode_plane_maps))
+    /// was given 3-pass tables: it codes 2 passes per bitplane only.
+    NeedsTwoPasses,
 }
 
 impl fmt::Display for EncodeError {
@@ -67,6 +70,7 @@ impl fmt::Display for EncodeError {
             EncodeError::BadSubgroupSize => {
                 f.write_str("subgroup size must be 1, 2, 4, 8, 16 or 32")
             }
+            EncodeError::NeedsTwoPasses => f.write_str("the plane-map encoder needs 2-pass tables"),
         }
     }
 }

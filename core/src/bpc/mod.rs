@@ -9,7 +9,7 @@
 //! BPC-PaCo specification), interchangeable with the published reference GPU
 //! implementation.
 //!
-//! Two forms of every coder, equal byte for byte:
+//! The forms of the coders, equal byte for byte:
 //! - [`encode_sequential`] / [`decode_sequential`]: symbols in canonical
 //!   order (bitplane, pass, step, phase, lane). The firmware path.
 //! - [`encode_lanes`] / [`decode_lanes`]: all 32 lanes in lock-step, one
@@ -19,6 +19,11 @@
 //! - [`decode_phases`]: the canonical order with every phase of a step
 //!   decoded for all 32 lanes at once, in vectorizable loops; the host's
 //!   CPU decoder. It also takes a [`LaneMagnitudes`] (16 KiB for 64 rows).
+//! - [`encode_plane_maps`]: 2-pass tables only, the model of
+//!   `shaders/bpc/encode_planes.glsl`: each bitplane rebuilds two lane-mask
+//!   maps from the magnitudes (its bits, and "significant before it")
+//!   instead of keeping state maps; same codewords as the other encoders,
+//!   no pass records. It takes [`PlaneMaps`] (1.5 KiB for 64 rows).
 //!
 //! # Memory
 //! Nothing is allocated. The caller provides the coefficient slice, the
@@ -71,6 +76,8 @@ mod state;
 #[cfg(test)]
 mod tests_hand;
 #[cfg(test)]
+mod tests_plane_maps;
+#[cfg(test)]
 mod tests_prop;
 
 pub use block::{Codeblock, CodeblockMut};
@@ -80,6 +87,7 @@ pub use decode::phases::{decode_phases, LaneMagnitudes};
 pub use decode::sequential::decode_sequential;
 pub use encode::lanes::encode_lanes;
 pub use encode::observe::{SymbolClass, SymbolObserver, WithoutDistortion};
+pub use encode::plane_maps::{encode_plane_maps, PlaneMaps};
 pub use encode::planes::BitPlanes;
 pub use encode::sequential::{
     encode_sequential, encode_sequential_observed, encode_sequential_planes, observe_symbols,

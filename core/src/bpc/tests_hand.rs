@@ -15,7 +15,8 @@ use super::*;
 const TWO: ProbabilityTables = ProbabilityTables::uniform(Mode::TwoPass);
 const THREE: ProbabilityTables = ProbabilityTables::uniform(Mode::ThreePass);
 
-/// Encodes with both forms (every subgroup size), checks they agree and
+/// Encodes with every form (the lane form at every subgroup size, the
+/// plane-map form for 2-pass tables), checks they agree and
 /// that decoding restores the block; returns the codewords and records.
 fn encode_all(
     tables: &ProbabilityTables,
@@ -40,6 +41,16 @@ fn encode_all(
         assert_eq!(enc2, enc);
         assert_eq!(&out2[..enc.codewords], &words[..]);
         assert_eq!(&rec2[..enc.passes], &recs[..]);
+    }
+    // The plane-map form codes 2-pass tables only.
+    let mut maps = PlaneMaps::<64>::new();
+    let mut out3 = [0u16; 256];
+    let by_maps = encode_plane_maps(&block, &params, &mut maps, &mut out3);
+    if tables.mode() == Mode::TwoPass {
+        assert_eq!(by_maps, Ok(enc));
+        assert_eq!(&out3[..enc.codewords], &words[..]);
+    } else {
+        assert_eq!(by_maps, Err(EncodeError::NeedsTwoPasses));
     }
     let mut back = std::vec![0i32; data.len()];
     let out = CodeblockMut::new(&mut back, width, width, height).unwrap();

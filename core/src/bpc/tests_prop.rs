@@ -12,7 +12,7 @@ use super::*;
 /// A random codeblock: `density` of the coefficients nonzero, magnitudes
 /// with up to `bits` bits (log-uniform, so small values dominate as in real
 /// data), signs random.
-fn random_block(
+pub(super) fn random_block(
     rng: &mut ChaCha8Rng,
     width: usize,
     height: usize,
@@ -37,7 +37,7 @@ fn random_block(
 
 /// Random tables; sometimes with zero probabilities, the worst case for the
 /// coder (a symbol can exhaust a codeword alone).
-fn random_tables(rng: &mut ChaCha8Rng, mode: Mode) -> ProbabilityTables {
+pub(super) fn random_tables(rng: &mut ChaCha8Rng, mode: Mode) -> ProbabilityTables {
     let low = if rng.random_bool(0.3) { 0 } else { 1 };
     let mut groups = [const { GroupTables::UNIFORM }; GROUPS];
     for g in groups.iter_mut() {
@@ -56,16 +56,16 @@ fn random_tables(rng: &mut ChaCha8Rng, mode: Mode) -> ProbabilityTables {
     ProbabilityTables::new(mode, groups).unwrap()
 }
 
-struct Case {
-    data: Vec<i32>,
-    stride: usize,
-    width: usize,
-    height: usize,
-    tables: ProbabilityTables,
-    group: usize,
+pub(super) struct Case {
+    pub data: Vec<i32>,
+    pub stride: usize,
+    pub width: usize,
+    pub height: usize,
+    pub tables: ProbabilityTables,
+    pub group: usize,
 }
 
-fn case(seed: u64, max_height: usize) -> Case {
+pub(super) fn case(seed: u64, max_height: usize) -> Case {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let width = rng.random_range(1..=64);
     let height = rng.random_range(1..=max_height);

@@ -2,9 +2,13 @@
 //! pass, step, phase, lane), the reference model and the firmware path;
 //! [`lanes`] codes all 32 lanes in lock-step as the shaders do. Both start
 //! from [`prepare`] and give the same codewords and records.
+//! [`plane_maps`] is the 2-pass plane-map form of
+//! `shaders/bpc/encode_planes.glsl`: the same codewords, from maps rebuilt
+//! per bitplane instead of a [`Scratch`], and no records.
 
 pub(super) mod lanes;
 pub(super) mod observe;
+pub(super) mod plane_maps;
 pub(super) mod planes;
 pub(super) mod sequential;
 
