@@ -186,6 +186,15 @@ pub fn plan(v: &Volume, o: &VolumeOptions) -> Result<VolumeHeader, VolumeError> 
     Ok(header)
 }
 
+/// Bits needed for the span of `samples` (`max - min`), at least 1.
+fn span_bits(samples: &[i32]) -> u8 {
+    let (lo, hi) = samples
+        .iter()
+        .fold((i32::MAX, i32::MIN), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    let span = (hi as i64 - lo as i64).max(1) as u64;
+    (64 - span.leading_zeros()) as u8
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,13 +226,4 @@ mod tests {
             assert!((e - low * low * low).abs() < 1e-9);
         }
     }
-}
-
-/// Bits needed for the span of `samples` (`max - min`), at least 1.
-fn span_bits(samples: &[i32]) -> u8 {
-    let (lo, hi) = samples
-        .iter()
-        .fold((i32::MAX, i32::MIN), |(lo, hi), &s| (lo.min(s), hi.max(s)));
-    let span = (hi as i64 - lo as i64).max(1) as u64;
-    (64 - span.leading_zeros()) as u8
 }

@@ -216,3 +216,23 @@ fn damaged_files_are_errors_not_panics() {
         ))
     ));
 }
+
+/// A CT-like i16 volume spans 12 bits, not 16: the default step follows
+/// the span, so a rate target is met instead of every pass fitting far
+/// below it.
+#[test]
+fn a_twelve_bit_volume_in_i16_meets_its_rate() {
+    let v = Volume::from_fn(48, 40, 16, SampleType::I16, |x, y, z| {
+        let n = ((x * 7919 + y * 104_729 + z * 1_299_709) % 61) as i32 - 30;
+        -1024 + ((x * 37 + y * 23 + z * 51) % 4000) as i32 + n
+    });
+    for bpp in [1.0, 2.0] {
+        let enc = encode_volume(&v, &VolumeOptions::bpp(bpp), &Backend::Cpu).unwrap();
+        let budget = (bpp * v.voxels() as f64 / 8.0).floor() as usize;
+        assert!(
+            enc.bytes.len() * 100 >= budget * 95 && enc.bytes.len() <= budget,
+            "{bpp} bits/voxel: {} bytes of {budget}",
+            enc.bytes.len()
+        );
+    }
+}
