@@ -12,7 +12,7 @@
 
 /// Lane masks of the left neighbours of the coefficients visited with parity `x`.
 #[inline]
-fn left(row: [u32; 2], x: usize) -> u32 {
+pub(super) fn left(row: [u32; 2], x: usize) -> u32 {
     if x == 0 {
         row[1] << 1
     } else {
@@ -22,7 +22,7 @@ fn left(row: [u32; 2], x: usize) -> u32 {
 
 /// Lane masks of the right neighbours of the coefficients visited with parity `x`.
 #[inline]
-fn right(row: [u32; 2], x: usize) -> u32 {
+pub(super) fn right(row: [u32; 2], x: usize) -> u32 {
     if x == 0 {
         row[1]
     } else {

@@ -10,6 +10,7 @@
 //! `SignNeighbours::context` in `context.rs`, grouped the way the shader
 //! groups them; the tests below check them against those.
 
+use crate::bpc::context::{left, right};
 use super::PlaneMaps;
 
 /// Rows `y - 1` (suffix `a`), `y` (`c`) and `y + 1` (`b`) of the
@@ -113,26 +114,6 @@ impl Window {
         let k1 = (hp | hn) & !((hp & wn) | (hn & wp));
         let k0 = ((wp | wn) & !(hp | hn)) | (hp & wp) | (hn & wn);
         [k0, k1, predicted_negative ^ nc[x]]
-    }
-}
-
-/// `bpc_left`: lane masks of the left neighbours of parity-`x` coefficients.
-#[inline]
-fn left(row: [u32; 2], x: usize) -> u32 {
-    if x == 0 {
-        row[1] << 1
-    } else {
-        row[0]
-    }
-}
-
-/// `bpc_right`: lane masks of the right neighbours of parity-`x` coefficients.
-#[inline]
-fn right(row: [u32; 2], x: usize) -> u32 {
-    if x == 0 {
-        row[1]
-    } else {
-        row[0] >> 1
     }
 }
 
