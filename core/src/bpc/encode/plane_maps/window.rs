@@ -10,8 +10,8 @@
 //! `SignNeighbours::context` in `context.rs`, grouped the way the shader
 //! groups them; the tests below check them against those.
 
-use crate::bpc::context::{left, right};
 use super::PlaneMaps;
+use crate::bpc::context::{left, right};
 
 /// Rows `y - 1` (suffix `a`), `y` (`c`) and `y + 1` (`b`) of the
 /// significance and sign maps during bitplane `j`'s SPP, plus bit `j` of
