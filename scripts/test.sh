@@ -33,6 +33,7 @@ step "the library alone: CPU-only build, no CLI dependencies, rustdoc"
 # Without the default `gpu` feature the library needs no glslc and no Vulkan
 # loader, and it never pulls in the command line's dependencies.
 cargo build -p wavelane --no-default-features
+cargo clippy -p wavelane --no-default-features -- -D warnings
 deps=$(cargo tree -p wavelane --no-default-features -e normal --prefix none)
 for crate in clap indicatif vulkano; do
     if grep -q "^$crate v" <<<"$deps"; then

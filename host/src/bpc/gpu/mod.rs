@@ -21,8 +21,8 @@
 //! Decoding is one dispatch of `bpc_decode` over the packed stream.
 //!
 //! The coefficients need not come from the host: the encoder reads a
-//! [`Source`], a host batch it uploads or a device buffer with descriptors
-//! into it, and [`decode_into`] writes into a device buffer the caller
+//! `Source`, a host batch it uploads or a device buffer with descriptors
+//! into it, and `decode_into` writes into a device buffer the caller
 //! keeps. The codec's GPU route uses both on its resident index planes
 //! (`codec::stages::resident`), so nothing plane-sized crosses the bus
 //! between quantization and the coder, or between the decoder and

@@ -196,9 +196,9 @@ pub(crate) fn encode(
     needs: Records,
     backend: &Backend,
 ) -> Result<Coded, CodecError> {
-    let tables = header.tables.probability_tables();
     #[cfg(feature = "gpu")]
     if let (Backend::Gpu(gpu), Some(device)) = (backend, formed.device()) {
+        let tables = header.tables.probability_tables();
         if shifts.iter().all(|&s| s == 0) {
             let source = crate::bpc::gpu::Source::Device {
                 coefficients: &device.planes.buffer,
