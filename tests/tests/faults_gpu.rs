@@ -52,18 +52,27 @@ fn gpu_fault_mid_batch_loses_only_the_file_it_hit() {
     let images: Vec<Image> = (0..3).map(|k| write_ppm(&inputs[k], 96, 80, k)).collect();
     let s = |p: &Path| p.to_str().unwrap().to_string();
 
-    // What one file's GPU encode takes, once the device is warm.
-    let single = dir.join("single.wl");
-    encode(&[&s(&inputs[0]), "-o", &s(&single), "--backend", "gpu"]).unwrap();
-    let before = fault::submissions();
-    encode(&[&s(&inputs[0]), "-o", &s(&single), "--backend", "gpu"]).unwrap();
-    let per_file = fault::submissions() - before;
+    // What a batch's device start and first file take, and each file after
+    // it: batches of two and three files (a batch opens its own device, so
+    // the first file carries the device's first-use submissions; the files
+    // are the same size, so later files take the same count).
+    let submissions_of = |k: usize| {
+        let scratch = dir.join(format!("count{k}"));
+        let mut args: Vec<String> = inputs[..k].iter().map(|p| s(p)).collect();
+        args.extend(["-o".into(), s(&scratch), "--backend".into(), "gpu".into()]);
+        let before = fault::submissions();
+        encode(&args.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
+        std::fs::remove_dir_all(&scratch).unwrap();
+        fault::submissions() - before
+    };
+    let (two, three) = (submissions_of(2), submissions_of(3));
+    let per_file = three - two;
     assert!(per_file > 0, "a GPU encode made no submission");
-    std::fs::remove_file(&single).unwrap();
+    let first = two - per_file;
 
     // The device fails at the second file's first submission.
     let out = dir.join("out");
-    fault::fail_after(Some(per_file));
+    fault::fail_after(Some(first));
     let result = encode(&[
         &s(&inputs[0]),
         &s(&inputs[1]),
