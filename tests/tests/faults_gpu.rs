@@ -52,19 +52,27 @@ fn gpu_fault_mid_batch_loses_only_the_file_it_hit() {
     let images: Vec<Image> = (0..3).map(|k| write_ppm(&inputs[k], 96, 80, k)).collect();
     let s = |p: &Path| p.to_str().unwrap().to_string();
 
-    // What a batch's device start and first file take, and each file after
-    // it: batches of two and three files (a batch opens its own device, so
-    // the first file carries the device's first-use submissions; the files
-    // are the same size, so later files take the same count).
+    // What a batch's device start and its first file take: batches of two
+    // and three copies of the first file (same content, so the same
+    // submissions each), after one batch that absorbs the process's
+    // first-use work. A batch opens its own device, so its start counts.
+    let copies: Vec<_> = (0..3)
+        .map(|k| {
+            let p = dir.join(format!("copy{k}.ppm"));
+            std::fs::copy(&inputs[0], &p).unwrap();
+            p
+        })
+        .collect();
     let submissions_of = |k: usize| {
         let scratch = dir.join(format!("count{k}"));
-        let mut args: Vec<String> = inputs[..k].iter().map(|p| s(p)).collect();
+        let mut args: Vec<String> = copies[..k].iter().map(|p| s(p)).collect();
         args.extend(["-o".into(), s(&scratch), "--backend".into(), "gpu".into()]);
         let before = fault::submissions();
         encode(&args.iter().map(String::as_str).collect::<Vec<_>>()).unwrap();
         std::fs::remove_dir_all(&scratch).unwrap();
         fault::submissions() - before
     };
+    submissions_of(2);
     let (two, three) = (submissions_of(2), submissions_of(3));
     let per_file = three - two;
     assert!(per_file > 0, "a GPU encode made no submission");
@@ -89,14 +97,22 @@ fn gpu_fault_mid_batch_loses_only_the_file_it_hit() {
         .unwrap_or_else(|| panic!("not a batch failure: {err}"));
     assert_eq!((failed.failed, failed.total), (1, 3));
 
-    // Only the finished files are there: no partial or temporary file.
+    // Only the finished files are there: no partial or temporary file. The
+    // fault is armed for the second file's first submission; which file it
+    // hits can shift by one where files take different submission counts
+    // (lavapipe's subgroup size changes some), so the test finds the lost
+    // file rather than assuming it.
     let mut listed: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     listed.sort();
-    assert_eq!(listed, ["a.wl", "c.wl"]);
-    for k in [0, 2] {
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    let lost = (0..3)
+        .find(|&k| !listed.contains(&format!("{}.wl", names[k])))
+        .expect("one file is missing");
+    assert!(lost > 0, "the fault hit the first file: {listed:?}");
+    let decodes_losslessly = |k: usize| {
         let bytes = std::fs::read(out.join(format!("{}.wl", names[k]))).unwrap();
         let decoded = codec::decode(&bytes, &DecodeOptions::default(), &Backend::Cpu).unwrap();
         assert_eq!(
@@ -104,7 +120,8 @@ fn gpu_fault_mid_batch_loses_only_the_file_it_hit() {
             "{} does not decode losslessly",
             names[k]
         );
-    }
+    };
+    (0..3).filter(|&k| k != lost).for_each(decodes_losslessly);
 
     // Run again with --skip-existing: the failed file is coded, the others kept.
     encode(&[
@@ -118,8 +135,6 @@ fn gpu_fault_mid_batch_loses_only_the_file_it_hit() {
         "--skip-existing",
     ])
     .unwrap();
-    let bytes = std::fs::read(out.join("b.wl")).unwrap();
-    let decoded = codec::decode(&bytes, &DecodeOptions::default(), &Backend::Cpu).unwrap();
-    assert_eq!(decoded.image, images[1]);
+    decodes_losslessly(lost);
     std::fs::remove_dir_all(&dir).unwrap();
 }
