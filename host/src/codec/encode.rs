@@ -64,6 +64,8 @@ fn encode_image(
     options: &EncodeOptions,
     backend: &Backend,
 ) -> Result<Encoded, CodecError> {
+    #[cfg(all(feature = "gpu", feature = "internals"))]
+    crate::backend::gpu::fault::encode_started(image.width, image.height);
     let RateTarget::Psnr(target) = options.target else {
         return encode_at_step(image, options, backend);
     };

@@ -7,7 +7,7 @@
 //! "the N-th submission from now fails as a lost device would", and a
 //! process-wide atomic counter gives exactly that with no registry.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use super::GpuError;
 
@@ -22,6 +22,32 @@ static SUBMISSIONS: AtomicI64 = AtomicI64::new(0);
 pub fn fail_after(n: Option<u64>) {
     let v = n.map_or(-1, |n| n.min(i64::MAX as u64) as i64);
     SUBMISSIONS_BEFORE_FAULT.store(v, Ordering::SeqCst);
+}
+
+/// The image size (`width << 32 | height`) whose encode's first
+/// submission fails; 0 when none is armed.
+static FAULT_ON_ENCODE_OF: AtomicU64 = AtomicU64::new(0);
+
+/// Makes the first submission of the next encode of a `width x height`
+/// image fail (`None` disarms): "the device is lost while that file of a
+/// batch is coded", whatever the device's start-up and the other files
+/// take in submissions and in whatever order a batch's threads make them.
+pub fn fail_on_encode_of(size: Option<(u32, u32)>) {
+    let v = size.map_or(0, |(w, h)| (w as u64) << 32 | h as u64);
+    FAULT_ON_ENCODE_OF.store(v, Ordering::SeqCst);
+}
+
+/// Called when an image encode starts (`codec::encode`): arms the
+/// submission fault once, when this is the size [`fail_on_encode_of`]
+/// named.
+pub(crate) fn encode_started(width: usize, height: usize) {
+    let key = (width as u64) << 32 | height as u64;
+    if FAULT_ON_ENCODE_OF
+        .compare_exchange(key, 0, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok()
+    {
+        SUBMISSIONS_BEFORE_FAULT.store(0, Ordering::SeqCst);
+    }
 }
 
 /// Command-buffer submissions made so far by this process.
