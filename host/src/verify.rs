@@ -117,6 +117,17 @@ pub fn wl_expected_len(bytes: &[u8]) -> Result<u64, FormatError> {
     Container::parse(bytes, ReadOptions::default()).map(|c| c.full_len)
 }
 
+/// Records the length a `.wl` or volume file's index promises, and a
+/// problem where the file is shorter.
+fn note_length(v: &mut Verified, present: usize, promised: u64) {
+    v.expected_bytes = Some(promised);
+    if (present as u64) < promised {
+        v.problems.push(format!(
+            "truncated: {present} of the {promised} bytes its index promises"
+        ));
+    }
+}
+
 fn verify_wl(bytes: &[u8], v: &mut Verified) {
     // Trailing data after a complete file is reported by the parser; a
     // cut file parses as the prefix it is.
@@ -127,14 +138,7 @@ fn verify_wl(bytes: &[u8], v: &mut Verified) {
             return;
         }
     };
-    v.expected_bytes = Some(c.full_len);
-    if !c.is_complete() {
-        v.problems.push(format!(
-            "truncated: {} of the {} bytes its index promises",
-            bytes.len(),
-            c.full_len
-        ));
-    }
+    note_length(v, bytes.len(), c.full_len);
     for (k, s) in c.segments.iter().enumerate() {
         if s.len == 0 {
             continue;
@@ -194,14 +198,7 @@ fn verify_volume(bytes: &[u8], v: &mut Verified) {
             return;
         }
     };
-    v.expected_bytes = Some(c.full_len);
-    if !c.is_complete() {
-        v.problems.push(format!(
-            "truncated: {} of the {} bytes its index promises",
-            bytes.len(),
-            c.full_len
-        ));
-    }
+    note_length(v, bytes.len(), c.full_len);
     for k in 0..c.segments.len() {
         if let Err(FormatError::SegmentCrc { .. }) = c.check_segment(k) {
             let d = volume_damaged_segment(&c, k);
