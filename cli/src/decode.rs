@@ -148,6 +148,7 @@ pub fn run(args: DecodeArgs) -> CliResult {
     // A volume file goes to the volume decoder (docs/volumes.md).
     if let [input] = args.inputs.as_slice() {
         if crate::volume::is_volume_file(input) {
+            super::batch::refuse_devices(args.devices.as_ref(), "volume")?;
             let slices = args.slices.as_deref().map(crate::volume::parse_slices);
             let options = wavelane::volume::VolumeDecodeOptions {
                 slices: slices.transpose()?,
@@ -168,6 +169,7 @@ pub fn run(args: DecodeArgs) -> CliResult {
     // A sequence file goes to the sequence decoder.
     if let [input] = args.inputs.as_slice() {
         if crate::sequence::is_sequence_file(input) {
+            super::batch::refuse_devices(args.devices.as_ref(), "sequence")?;
             return crate::sequence::decode(&args, input);
         }
     }

@@ -212,12 +212,14 @@ pub fn run(args: EncodeArgs) -> CliResult {
     // A NIfTI volume goes to the volume encoder (docs/volumes.md).
     if let [input] = args.inputs.as_slice() {
         if crate::volume::is_nifti_name(input) {
+            super::batch::refuse_devices(args.devices.as_ref(), "volume")?;
             return crate::volume::encode_from_image_args(&args, input);
         }
     }
     // A .y4m or raw video input goes to the sequence encoder (.wls).
     if let [input] = args.inputs.as_slice() {
         if crate::sequence::is_sequence_input(input, &args) {
+            super::batch::refuse_devices(args.devices.as_ref(), "sequence")?;
             return crate::sequence::encode(&args, &args.options(), input);
         }
     }

@@ -97,6 +97,14 @@ fn nifti_round_trip_through_encode_decode_and_info() {
     assert_eq!([f(80), f(84), f(88)], [1.6, 2.0, 5.0]);
     let err = fails(&["volume", "decode", s(&wl), "-o", s(&small), "--reduce", "6"]);
     assert!(err.contains("--reduce 6"), "{err}");
+    // A volume is one job on one device: a device list is refused, not
+    // silently ignored, in both directions.
+    let again = dir.path("again.wl");
+    let err = fails(&["encode", s(&src), "-o", s(&again), "--devices", "0"]);
+    assert!(err.contains("--devices") && err.contains("volume"), "{err}");
+    assert!(!again.exists());
+    let err = fails(&["decode", s(&wl), "-o", s(&small), "--devices", "all"]);
+    assert!(err.contains("--devices") && err.contains("volume"), "{err}");
 }
 
 #[test]

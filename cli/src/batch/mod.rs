@@ -21,6 +21,21 @@ use std::path::{Path, PathBuf};
 
 use super::CliError;
 
+/// Refuses `--devices` for an input that is coded as one job (a volume or
+/// a sequence): the list spreads a batch of image files over devices, and
+/// accepting it silently would promise a spread that does not happen. The
+/// message says what to use instead.
+pub(crate) fn refuse_devices(devices: Option<&DeviceList>, what: &str) -> Result<(), CliError> {
+    match devices {
+        Some(_) => Err(format!(
+            "--devices spreads a batch of image files over devices; a {what} is coded \
+             as one job on one device: use --backend gpu (or WAVELANE_DEVICE to pick the card)"
+        )
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// Exit code of a batch in which some files failed (others may have
 /// succeeded). 1 is any other error, 2 a usage error (clap).
 pub const EXIT_BATCH_FAILED: u8 = 3;
