@@ -12,7 +12,7 @@ internal! {
     pub mod fault;
 }
 mod scan;
-mod transfer;
+pub(crate) mod transfer;
 mod warm;
 
 use std::collections::HashMap;

@@ -15,11 +15,11 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use vulkano::buffer::Subbuffer;
 use wavelane_core::dwt::volume::VolumeLayout;
 use wavelane_core::dwt::{Cdf53, Fixed97, Wavelet};
 
+use super::samples::{self, sample_bytes};
 use crate::backend::gpu::Dispatch;
 use crate::backend::{Gpu, GpuError};
 use crate::codec::codeblocks::BlockGeometry;
@@ -38,16 +38,6 @@ const MAX_GROUPS: u64 = 65_535;
 /// A GPU failure as the codec reports it.
 pub(crate) fn gpu_err(e: GpuError) -> CodecError {
     CodecError::Dwt(DwtHostError::Gpu(e))
-}
-
-/// Bytes per packed sample of a bit depth: the width the samples are
-/// uploaded and the image downloaded at.
-fn sample_bytes(bit_depth: u8) -> usize {
-    if bit_depth <= 8 {
-        1
-    } else {
-        2
-    }
 }
 
 /// Whether `comps` planes of `len` samples fit the shaders: one plane in
@@ -130,21 +120,11 @@ pub(crate) fn colour_forward(
 ) -> Result<DevicePlanes, GpuError> {
     let len = image.width * image.height;
     let bytes = sample_bytes(header.bit_depth);
-    let mut packed = vec![0u8; len * image.components() * bytes];
-    // Samples were checked against the bit depth (`Image::validate`), so
-    // keeping the low bytes loses nothing (signed ones as two's complement).
-    for (dst, src) in packed.chunks_exact_mut(len * bytes).zip(&image.planes) {
-        dst.par_chunks_mut(bytes << 14)
-            .zip(src.par_chunks(1 << 14))
-            .for_each(|(d, s)| {
-                for (d, &v) in d.chunks_exact_mut(bytes).zip(s) {
-                    d.copy_from_slice(&v.to_le_bytes()[..bytes]);
-                }
-            });
-    }
-    let words = packed.len().div_ceil(4) as u64;
-    let src = gpu.upload_bytes(&packed, words)?;
-    drop(packed);
+    let words = (len * image.components() * bytes).div_ceil(4) as u64;
+    let src = gpu.uninit::<u32>(words.max(1))?;
+    gpu.write_bytes(&src.clone().into_bytes(), |offset, chunk| {
+        samples::pack(&image.planes, len, bytes, offset, chunk)
+    })?;
     let out = alloc_planes(gpu, len, image.components())?;
     let d = Dispatch::new(&shaders::COLOUR_FORWARD, [groups(len, 256), 1, 1]).buffer(&src);
     let d = bind_planes(gpu, d, &out.planes())?.push(&[
@@ -386,29 +366,19 @@ pub(crate) fn colour_inverse(
         (scale >> 32) as u32,
     ]);
     gpu.run(&[d])?;
-    let packed = gpu.download(&dst)?;
-    let packed: &[u8] = bytemuck::cast_slice(&packed);
-    let bits = 8 * bytes as u32;
-    Ok(packed[..len * comps * bytes]
-        .chunks_exact(len * bytes)
-        .map(|plane| {
-            plane
-                .par_chunks_exact(bytes)
-                .map(|s| {
-                    let v = if bytes == 1 {
-                        s[0] as u32
-                    } else {
-                        u16::from_le_bytes([s[0], s[1]]) as u32
-                    };
-                    if header.signed {
-                        ((v << (32 - bits)) as i32) >> (32 - bits)
-                    } else {
-                        v as i32
-                    }
-                })
-                .collect()
-        })
-        .collect())
+    // Each plane its own zeroed allocation (a clone would copy one).
+    let mut out: Vec<Vec<i32>> = (0..comps).map(|_| vec![0i32; len]).collect();
+    gpu.read_bytes(&dst.into_bytes(), |offset, chunk| {
+        samples::unpack(
+            &mut out,
+            len,
+            header.bit_depth,
+            header.signed,
+            offset,
+            chunk,
+        )
+    })?;
+    Ok(out)
 }
 
 /// Whether the device can run the f64 gain step of `colour_inverse_gain`.

@@ -26,4 +26,6 @@ pub(crate) mod quantize;
 pub(crate) mod rate;
 #[cfg(feature = "gpu")]
 pub(crate) mod resident;
+#[cfg(feature = "gpu")]
+pub(crate) mod samples;
 pub(crate) mod shifts;
