@@ -16,11 +16,12 @@ use super::geometry::{volume_blocks, VolumeBlock};
 use super::plan::{plan, subband_energy_3d, VolumeOptions, VolumeTarget};
 use super::types::{Volume, VolumeError};
 use crate::backend::Backend;
-use crate::bpc::{cpu, CodeblockBatch, EncodedBatch};
+use crate::bpc::{CodeblockBatch, EncodedBatch};
 use crate::codec::colour::shift_in;
 use crate::codec::index::BlockIndex;
 use crate::codec::quant::{quantize_i32, UNIT_STEP};
 use crate::codec::rate::{Allocation, BlockPasses, LayerTarget, SizeModel};
+use crate::codec::stages::entropy::{self, Records};
 use crate::codec::stages::rate::RateControl;
 
 /// Seconds spent in each stage of an encode.
@@ -172,52 +173,25 @@ fn quantize(header: &VolumeHeader, blocks: &[VolumeBlock], data: &mut [i32]) {
         });
 }
 
-/// BPC-PaCo on every codeblock with the records rate control needs: a
-/// lossless single-layer file keeps every codeword and needs only each
-/// block's total, which the GPU coder gives (on the GPU backend, when the
-/// batch fits one storage binding); anything rate control truncates or
-/// splits into layers needs the per-pass records only the CPU driver
-/// gives, as in the image codec (docs/codec.md, "Backends").
+/// BPC-PaCo on every codeblock with the records rate control needs, on
+/// the backend, through the image codec's entropy stage
+/// ([`entropy::encode_batch`]): a lossless single-layer file keeps every
+/// codeword and needs only each block's total; anything rate control
+/// truncates or splits into layers needs the pass records, which the GPU
+/// coder gives equal to the CPU driver's (`tests/tests/gpu_records.rs`). A
+/// batch the device cannot take is coded on the CPU.
 fn code(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
     keep_all: bool,
     backend: &Backend,
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>), VolumeError> {
-    if !keep_all {
-        return Ok(cpu::encode_with_records(
-            batch,
-            tables,
-            cpu::CoreForm::Sequential,
-        )?);
-    }
-    #[cfg(not(feature = "gpu"))]
-    let _ = backend;
-    #[cfg(feature = "gpu")]
-    if let Backend::Gpu(gpu) = backend {
-        let bytes = std::mem::size_of_val(batch.coefficients.as_slice()) as u64;
-        if bytes <= gpu.info().max_storage_buffer_range as u64 {
-            let (encoded, _) = crate::bpc::gpu::encode(gpu, batch, tables)?;
-            let records = totals(&encoded);
-            return Ok((encoded, records));
-        }
-    }
-    let encoded = cpu::encode(batch, tables, cpu::CoreForm::Sequential)?;
-    let records = totals(&encoded);
-    Ok((encoded, records))
-}
-
-/// One record per non-empty block holding its codeword total.
-fn totals(encoded: &EncodedBatch) -> Vec<Vec<PassRecord>> {
-    (0..encoded.tops.len())
-        .map(|i| match encoded.block(i) {
-            (Some(_), words) => vec![PassRecord {
-                codewords: words.len() as u32,
-                ..PassRecord::EMPTY
-            }],
-            (None, _) => Vec::new(),
-        })
-        .collect()
+    let needs = match keep_all {
+        true => Records::Totals,
+        false => Records::Passes,
+    };
+    let coded = entropy::encode_batch(batch, tables, needs, backend)?;
+    Ok((coded.encoded, coded.records))
 }
 
 /// Every block's truncation points at its pass ends, the decreases

@@ -16,7 +16,7 @@ pub(crate) use super::entropy_decode::decode;
 use super::shifts::{by_shift, shifted_tables};
 use crate::backend::Backend;
 use crate::bpc::cpu::CutDecreases;
-use crate::bpc::{cpu, CodeblockBatch, EncodedBatch};
+use crate::bpc::{cpu, BpcError, CodeblockBatch, EncodedBatch};
 use crate::codec::error::CodecError;
 use crate::codec::header::Header;
 use crate::codec::stages::codeblocks::Formed;
@@ -48,12 +48,15 @@ pub(crate) struct Coded {
     pub cuts: Vec<CutDecreases>,
 }
 
-fn encode_batch(
+/// Codes every block of a host batch with the records `needs` asks for,
+/// on `backend` (the one entry for every codec that codes host batches:
+/// images, and the volume encoder).
+pub(crate) fn encode_batch(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
     needs: Records,
     backend: &Backend,
-) -> Result<Coded, CodecError> {
+) -> Result<Coded, BpcError> {
     // The GPU codes every kind of records (bpc::gpu::records; the same
     // codewords and records as the CPU, tests/tests/gpu_records.rs). A
     // batch the device cannot take (a buffer over one storage binding, no
@@ -77,9 +80,8 @@ fn gpu_encode(
     source: crate::bpc::gpu::Source<'_>,
     tables: &ProbabilityTables,
     needs: Records,
-) -> Result<Option<Coded>, CodecError> {
+) -> Result<Option<Coded>, BpcError> {
     use crate::backend::gpu::GpuError;
-    use crate::bpc::BpcError;
     match gpu_encode_batch(gpu, source, tables, needs) {
         Ok(coded) => Ok(Some(coded)),
         Err(BpcError::Gpu(GpuError::Limit(why))) => {
@@ -90,7 +92,7 @@ fn gpu_encode(
             );
             Ok(None)
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e),
     }
 }
 
@@ -140,7 +142,7 @@ fn cpu_encode_batch(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
     needs: Records,
-) -> Result<Coded, CodecError> {
+) -> Result<Coded, BpcError> {
     let (encoded, records, cuts) = match needs {
         Records::Cuts => {
             let (encoded, (records, cuts)) = cpu::encode_with_cuts(batch, tables)?;
@@ -229,7 +231,7 @@ pub(crate) fn encode_host(
         } else {
             shifted_tables(tables, shift)
         };
-        return encode_batch(batch, &t, needs, backend);
+        return Ok(encode_batch(batch, &t, needs, backend)?);
     }
     let n = batch.blocks.len();
     // Each block's top bitplane, codewords, pass records and cut decreases.
