@@ -95,12 +95,9 @@ impl Verified {
 /// Describes segment `k` of a parsed file as damaged.
 pub fn damaged_segment(c: &Container<'_>, k: usize) -> DamagedSegment {
     let s = c.segments[k];
-    let layers = c.index.layers;
-    let has_data = |i: usize| {
-        c.blocks[i].resolution as usize == s.resolution && c.index.counts[i * layers + s.layer] > 0
-    };
-    let first = (0..c.blocks.len()).find(|&i| has_data(i)).unwrap_or(0);
-    let last = (0..c.blocks.len()).rfind(|&i| has_data(i)).unwrap_or(first);
+    let (first, last) =
+        c.index
+            .segment_codeblocks(|i| c.blocks[i].resolution as usize, s.resolution, s.layer);
     DamagedSegment {
         segment: k,
         resolution: s.resolution,

@@ -46,6 +46,30 @@ fn top_code(top: Option<u8>) -> i32 {
 }
 
 impl BlockIndex {
+    /// The first and last block with codewords in one segment of a file
+    /// (the blocks of resolution `resolution`, layer `layer`), where
+    /// `resolution_of(i)` is block `i`'s resolution: what a damaged or
+    /// missing segment costs, as `verify` and the partial decoders report
+    /// it. `(0, 0)` when no block has codewords there.
+    pub fn segment_codeblocks(
+        &self,
+        resolution_of: impl Fn(usize) -> usize,
+        resolution: usize,
+        layer: usize,
+    ) -> (usize, usize) {
+        let has_data = |i: usize| {
+            resolution_of(i) == resolution
+                && self
+                    .counts
+                    .get(i * self.layers + layer)
+                    .is_some_and(|&n| n > 0)
+        };
+        let blocks = self.tops.len();
+        let first = (0..blocks).find(|&i| has_data(i)).unwrap_or(0);
+        let last = (0..blocks).rfind(|&i| has_data(i)).unwrap_or(first);
+        (first, last)
+    }
+
     /// An index of `blocks` empty blocks.
     pub fn new(blocks: usize, layers: usize) -> Self {
         BlockIndex {

@@ -485,16 +485,11 @@ impl<'a> VolumeContainer<'a> {
     /// `k`: a segment CRC cannot tell which of them holds a changed byte.
     pub fn segment_codeblocks(&self, k: usize) -> (usize, usize) {
         let s = self.segments[k];
-        let layers = self.header.layers as usize;
-        let has_data = |i: usize| {
-            self.blocks[i].geometry.resolution as usize == s.resolution
-                && self.index.counts[i * layers + s.layer] > 0
-        };
-        let first = (0..self.blocks.len()).find(|&i| has_data(i)).unwrap_or(0);
-        let last = (0..self.blocks.len())
-            .rfind(|&i| has_data(i))
-            .unwrap_or(first);
-        (first, last)
+        self.index.segment_codeblocks(
+            |i| self.blocks[i].geometry.resolution as usize,
+            s.resolution,
+            s.layer,
+        )
     }
 
     /// Where each block's codewords of each layer start: byte offsets at
