@@ -219,7 +219,6 @@ pub fn run(args: EncodeArgs) -> CliResult {
     // A .y4m or raw video input goes to the sequence encoder (.wls).
     if let [input] = args.inputs.as_slice() {
         if crate::sequence::is_sequence_input(input, &args) {
-            super::batch::refuse_devices(args.devices.as_ref(), "sequence")?;
             return crate::sequence::encode(&args, &args.options(), input);
         }
     }

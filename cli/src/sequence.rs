@@ -13,7 +13,12 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub use super::sequence_decode::{decode, info};
-use super::CliResult;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use super::batch::devices::Coder;
+use super::batch::pipeline::{self, Flow, Threads};
+use super::{CliError, CliResult};
 use crate::encode::EncodeArgs;
 use wavelane::backend::{Backend, Job};
 use wavelane::codec::{EncodeOptions, RateTarget};
@@ -114,31 +119,75 @@ pub fn encode(args: &EncodeArgs, options: &EncodeOptions, input: &Path) -> CliRe
     }
     let start = Instant::now();
     let mut out = AtomicFile::create(&args.output)?;
-    let (mut source, format, params, estimate) =
+    let (source, format, params, estimate) =
         open_source(input, args).map_err(|e| format!("{}: {e}", input.display()))?;
     let lossless = options.target == RateTarget::Lossless && options.layers == 1;
     let job = Job::Encode {
         samples: format.samples(),
         lossless,
     };
-    let backend = Backend::select_for(args.backend.into(), job)?;
+    let mut workers = frame_workers(args, job)?;
     let header = SequenceHeader::new(format, params.clone(), options);
     let mut writer = SequenceWriter::new(BufWriter::new(&mut out), &header)?;
     let bar = frames_bar(estimate, args.json);
     let mut frame_bytes = Vec::new();
-    while let Some(frame) = source
-        .next_frame()
-        .map_err(|e| format!("{}: {e}", input.display()))?
-    {
-        let streams = sequence::encode_frame(&frame, &format, options, &backend)
-            .map_err(|e| format!("frame {}: {e}", frame_bytes.len()))?;
-        let before = writer.bytes();
-        writer.write_frame(&streams)?;
-        frame_bytes.push(writer.bytes() - before);
-        if bar.position() >= bar.length().unwrap_or(0) {
-            bar.set_length(bar.position() + 1);
-        }
-        bar.inc(1);
+    let mut failure: Option<CliError> = None;
+    // Set at the first failure: the reader stops, the frames in flight end.
+    let failed = AtomicBool::new(false);
+    let source = Mutex::new(source);
+    // The frames go through the batch pipeline (docs/codec.md, "Batches"):
+    // one reader (the source is a stream), the workers each code a frame,
+    // and the frames are written in order on this thread.
+    pipeline::run(
+        usize::MAX,
+        &mut workers,
+        Threads {
+            readers: 1,
+            writers: 1,
+        },
+        |_| {
+            if failed.load(Ordering::Relaxed) {
+                return Ok(Flow::End);
+            }
+            let mut source = source.lock().map_err(|_| "the frame reader panicked")?;
+            match source.next_frame() {
+                Ok(Some(frame)) => Ok(Flow::Code(frame)),
+                Ok(None) => Ok(Flow::End),
+                Err(e) => Err(format!("{}: {e}", input.display()).into()),
+            }
+        },
+        |backend: &mut Backend, i, frame: Frame| {
+            sequence::encode_frame(&frame, &format, options, backend)
+                .map_err(|e| format!("frame {i}: {e}").into())
+        },
+        |_, streams| Ok(streams),
+        |_, outcome| {
+            if failure.is_some() {
+                return;
+            }
+            let written = outcome.and_then(|streams| {
+                let before = writer.bytes();
+                writer.write_frame(&streams)?;
+                Ok(writer.bytes() - before)
+            });
+            match written {
+                Ok(bytes) => {
+                    frame_bytes.push(bytes);
+                    if bar.position() >= bar.length().unwrap_or(0) {
+                        bar.set_length(bar.position() + 1);
+                    }
+                    bar.inc(1);
+                }
+                Err(e) => {
+                    failed.store(true, Ordering::Relaxed);
+                    failure = Some(e);
+                }
+            }
+        },
+    );
+    if let Some(e) = failure {
+        bar.abandon();
+        return Err(e);
     }
     bar.finish_and_clear();
     if frame_bytes.is_empty() {
@@ -156,7 +205,7 @@ pub fn encode(args: &EncodeArgs, options: &EncodeOptions, input: &Path) -> CliRe
             "input": input, "output": args.output, "format": format,
             "params": params, "target": options.target, "frames": frame_bytes.len(),
             "bytes": total, "frame_bytes": frame_bytes, "bpp_per_frame": bpp,
-            "seconds": seconds, "fps": n / seconds, "backend": backend.describe(),
+            "seconds": seconds, "fps": n / seconds, "backend": describe(&workers),
         });
         println!("{}", serde_json::to_string_pretty(&j)?);
     } else {
@@ -173,8 +222,45 @@ pub fn encode(args: &EncodeArgs, options: &EncodeOptions, input: &Path) -> CliRe
             bpp,
             seconds,
             n / seconds,
-            backend.describe()
+            describe(&workers)
         );
     }
     Ok(())
+}
+
+/// Frames a GPU codes at once when no `--devices` list says otherwise: one
+/// frame's transfers and host stages overlap the other's kernels.
+const FRAMES_PER_GPU: usize = 2;
+
+/// The workers that code frames: one per entry of `--devices`; else the
+/// backend chosen for the frame size, on [`FRAMES_PER_GPU`] workers where
+/// it is a GPU and one worker (which uses every core) on the CPU.
+fn frame_workers(args: &EncodeArgs, job: Job) -> Result<Vec<Backend>, CliError> {
+    if let Some(list) = &args.devices {
+        let coders = Coder::devices(&list.resolve()?, args.backend.into())?;
+        return Ok(coders
+            .iter()
+            .filter_map(|c| c.gpu().map(|g| Backend::Gpu(g.clone())))
+            .collect());
+    }
+    let backend = Backend::select_for(args.backend.into(), job)?;
+    Ok(match backend.gpu() {
+        Some(_) => vec![backend; FRAMES_PER_GPU],
+        None => vec![backend],
+    })
+}
+
+/// The workers for reports: the backend, and how many frames at once.
+fn describe(workers: &[Backend]) -> String {
+    match workers {
+        [one] => one.describe(),
+        [first, ..] if workers.iter().all(|w| w.describe() == first.describe()) => {
+            format!("{} x{} frames in flight", first.describe(), workers.len())
+        }
+        _ => workers
+            .iter()
+            .map(Backend::describe)
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }

@@ -224,20 +224,8 @@ fn frames_png_outputs_and_bad_requests() {
     ]);
     assert!(err.contains("frame 4 is truncated"), "{err}");
     assert!(!dir.path("cut.wls").exists());
-    // A sequence is one job on one device: a device list is refused, not
-    // silently ignored.
-    let err = fails(&[
-        "encode",
-        s(&input),
-        "-o",
-        s(&dir.path("d.wls")),
-        "--devices",
-        "0",
-    ]);
-    assert!(
-        err.contains("--devices") && err.contains("sequence"),
-        "{err}"
-    );
+    // Decoding a sequence is one job on one device: a device list is
+    // refused, not silently ignored.
     let err = fails(&[
         "decode",
         s(&wls),
@@ -430,6 +418,23 @@ fn sequence_gpu_encode_and_decode_match_the_cpu() {
     ok(&["encode", s(&input), "-o", s(&cpu), "--backend", "cpu"]);
     ok(&["encode", s(&input), "-o", s(&gpu), "--backend", "gpu"]);
     assert_eq!(std::fs::read(&cpu).unwrap(), std::fs::read(&gpu).unwrap());
+    // Frames spread over workers (two on device 0 here) come back in order:
+    // the same file.
+    let spread = dir.path("spread.wls");
+    let report = ok(&[
+        "encode",
+        s(&input),
+        "-o",
+        s(&spread),
+        "--devices",
+        "0,0",
+        "--json",
+    ]);
+    assert!(report.contains("x2 frames in flight"), "{report}");
+    assert_eq!(
+        std::fs::read(&cpu).unwrap(),
+        std::fs::read(&spread).unwrap()
+    );
     let back = dir.path("back.y4m");
     ok(&["decode", s(&gpu), "-o", s(&back), "--backend", "gpu"]);
     assert_eq!(std::fs::read(&back).unwrap(), clip);

@@ -33,6 +33,10 @@ pub(crate) enum Flow<L, F> {
     Code(L),
     /// Nothing to code: this is its outcome.
     Done(F),
+    /// The input has no more items (a stream read in order, such as a
+    /// video's frames): this index and every later one get no outcome,
+    /// and the readers stop.
+    End,
 }
 
 /// The sizes of the pipeline's stages.
@@ -71,7 +75,9 @@ fn take<T>(queue: &Shared<T>) -> Option<T> {
 /// Runs inputs `0..n` through `read`, `code` (on one of `workers`, each a
 /// coder thread with its own state, kept for the next run) and `write`, calling `done` on this
 /// thread with each input's outcome in input order. An error at any stage
-/// is that input's outcome; the others go on.
+/// is that input's outcome; the others go on. A stream of unknown length
+/// passes `n = usize::MAX`, one reader thread (so that indices are read in
+/// order) and ends with [`Flow::End`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<W, L, K, F>(
     n: usize,
@@ -162,6 +168,10 @@ fn reader<L, F>(
                 Err(_) => Err("no coder left".into()),
             },
             Ok(Flow::Done(f)) => Ok(f),
+            Ok(Flow::End) => {
+                next.store(n, Ordering::Relaxed);
+                return;
+            }
             Err(e) => Err(e),
         };
         let _ = to_done.send((i, outcome));
@@ -224,6 +234,42 @@ mod tests {
             })
             .collect();
         assert_eq!(seen, want);
+    }
+
+    /// A stream of unknown length: one reader, the input ends with
+    /// `Flow::End`, every item before it comes back in order and nothing
+    /// after it is read.
+    #[test]
+    fn a_stream_ends_at_its_end_marker() {
+        let mut seen = Vec::new();
+        let reads = AtomicUsize::new(0);
+        run(
+            usize::MAX,
+            &mut [0u32, 1],
+            Threads {
+                readers: 1,
+                writers: 2,
+            },
+            |i| {
+                reads.fetch_add(1, Ordering::Relaxed);
+                Ok(match i {
+                    0..=6 => Flow::Code(i),
+                    _ => Flow::<usize, usize>::End,
+                })
+            },
+            |w: &mut u32, i, x| {
+                std::thread::sleep(Duration::from_millis(if *w == 0 {
+                    1
+                } else {
+                    9 - i as u64
+                }));
+                Ok(x * 2)
+            },
+            |_, x| Ok(x),
+            |i, outcome| seen.push((i, outcome.unwrap())),
+        );
+        assert_eq!(seen, (0..7).map(|i| (i, 2 * i)).collect::<Vec<_>>());
+        assert_eq!(reads.load(Ordering::Relaxed), 8);
     }
 
     /// Work goes to whichever worker is free: a worker ten times slower
