@@ -169,7 +169,6 @@ pub fn run(args: DecodeArgs) -> CliResult {
     // A sequence file goes to the sequence decoder.
     if let [input] = args.inputs.as_slice() {
         if crate::sequence::is_sequence_file(input) {
-            super::batch::refuse_devices(args.devices.as_ref(), "sequence")?;
             return crate::sequence::decode(&args, input);
         }
     }

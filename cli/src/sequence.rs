@@ -18,9 +18,10 @@ use std::sync::Mutex;
 
 use super::batch::devices::Coder;
 use super::batch::pipeline::{self, Flow, Threads};
+use super::batch::DeviceList;
 use super::{CliError, CliResult};
 use crate::encode::EncodeArgs;
-use wavelane::backend::{Backend, Job};
+use wavelane::backend::{Backend, BackendKind, Job};
 use wavelane::codec::{EncodeOptions, RateTarget};
 use wavelane::output::AtomicFile;
 use wavelane::sequence::container::{SequenceWriter, SEQUENCE_MAGIC};
@@ -126,7 +127,7 @@ pub fn encode(args: &EncodeArgs, options: &EncodeOptions, input: &Path) -> CliRe
         samples: format.samples(),
         lossless,
     };
-    let mut workers = frame_workers(args, job)?;
+    let mut workers = frame_workers(args.devices.as_ref(), args.backend.into(), job)?;
     let header = SequenceHeader::new(format, params.clone(), options);
     let mut writer = SequenceWriter::new(BufWriter::new(&mut out), &header)?;
     let bar = frames_bar(estimate, args.json);
@@ -232,18 +233,22 @@ pub fn encode(args: &EncodeArgs, options: &EncodeOptions, input: &Path) -> CliRe
 /// frame's transfers and host stages overlap the other's kernels.
 const FRAMES_PER_GPU: usize = 2;
 
-/// The workers that code frames: one per entry of `--devices`; else the
+/// The workers that code (or decode) frames: one per entry of `--devices`; else the
 /// backend chosen for the frame size, on [`FRAMES_PER_GPU`] workers where
 /// it is a GPU and one worker (which uses every core) on the CPU.
-fn frame_workers(args: &EncodeArgs, job: Job) -> Result<Vec<Backend>, CliError> {
-    if let Some(list) = &args.devices {
-        let coders = Coder::devices(&list.resolve()?, args.backend.into())?;
+pub(crate) fn frame_workers(
+    devices: Option<&DeviceList>,
+    kind: BackendKind,
+    job: Job,
+) -> Result<Vec<Backend>, CliError> {
+    if let Some(list) = devices {
+        let coders = Coder::devices(&list.resolve()?, kind)?;
         return Ok(coders
             .iter()
             .filter_map(|c| c.gpu().map(|g| Backend::Gpu(g.clone())))
             .collect());
     }
-    let backend = Backend::select_for(args.backend.into(), job)?;
+    let backend = Backend::select_for(kind, job)?;
     Ok(match backend.gpu() {
         Some(_) => vec![backend; FRAMES_PER_GPU],
         None => vec![backend],
@@ -251,7 +256,7 @@ fn frame_workers(args: &EncodeArgs, job: Job) -> Result<Vec<Backend>, CliError> 
 }
 
 /// The workers for reports: the backend, and how many frames at once.
-fn describe(workers: &[Backend]) -> String {
+pub(crate) fn describe(workers: &[Backend]) -> String {
     match workers {
         [one] => one.describe(),
         [first, ..] if workers.iter().all(|w| w.describe() == first.describe()) => {

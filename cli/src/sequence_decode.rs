@@ -7,8 +7,12 @@ use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::sequence::{frames_bar, has_ext};
-use super::CliResult;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use super::batch::pipeline::{self, Flow, Threads};
+use super::sequence::{describe, frame_workers, frames_bar, has_ext};
+use super::{CliError, CliResult};
 use crate::decode::DecodeArgs;
 use wavelane::backend::{Backend, Job};
 use wavelane::codec::RateTarget;
@@ -131,7 +135,7 @@ pub fn decode(args: &DecodeArgs, input: &Path) -> CliResult {
     let name = input.display();
     let reader = BufReader::new(File::open(input)?);
     let limits = SequenceLimits::default();
-    let mut file = if args.partial {
+    let file = if args.partial {
         let (f, why) =
             SequenceFile::open_partial(reader, limits).map_err(|e| format!("{name}: {e}"))?;
         if let Some(e) = why {
@@ -169,31 +173,66 @@ pub fn decode(args: &DecodeArgs, input: &Path) -> CliResult {
         samples: format.samples(),
         reversible: file.header.target == RateTarget::Lossless,
     };
-    let backend = Backend::select_for(args.backend.into(), job)?;
+    let mut workers = frame_workers(args.devices.as_ref(), args.backend.into(), job)?;
     let mut sink = Sink::open(&args.output, &format, &params)?;
     let bar = frames_bar(last - first + 1, args.json);
     let (mut written, mut skipped) = (0u64, Vec::new());
-    for k in first..=last {
-        let frame = file
-            .read_frame(k)
-            .and_then(|s| sequence::decode_frame(&s, &format, &backend));
-        match frame {
-            Ok(f) => {
-                sink.write(k, &f, &format, &params)?;
-                written += 1;
+    let mut failure: Option<CliError> = None;
+    // Set at the first failure: the reader stops, the frames in flight end.
+    let failed = AtomicBool::new(false);
+    let file = Mutex::new(file);
+    // The frames go through the batch pipeline (docs/codec.md, "Batches"):
+    // one reader, the workers each decode a frame, and the frames are
+    // written in order on this thread.
+    pipeline::run(
+        (last - first + 1) as usize,
+        &mut workers,
+        Threads {
+            readers: 1,
+            writers: 1,
+        },
+        |i| {
+            if failed.load(Ordering::Relaxed) {
+                return Ok(Flow::End);
             }
-            Err(e) if args.partial => {
-                bar.suspend(|| eprintln!("wavelane: warning: {name}: frame {k} left out: {e}"));
-                skipped.push(k);
+            let mut file = file.lock().map_err(|_| "the frame reader panicked")?;
+            Ok(Flow::Code(file.read_frame(first + i as u64)))
+        },
+        |backend: &mut Backend, _, streams| {
+            Ok(streams.and_then(|s| sequence::decode_frame(&s, &format, backend)))
+        },
+        |_, frame| Ok(frame),
+        |i, outcome| {
+            if failure.is_some() {
+                return;
             }
-            Err(e) => {
-                return Err(format!(
-                    "{name}: frame {k}: {e} (decode the intact frames with --partial)"
-                )
-                .into())
+            let k = first + i as u64;
+            match outcome {
+                Ok(Ok(f)) => match sink.write(k, &f, &format, &params) {
+                    Ok(()) => written += 1,
+                    Err(e) => failure = Some(e),
+                },
+                Ok(Err(e)) if args.partial => {
+                    bar.suspend(|| eprintln!("wavelane: warning: {name}: frame {k} left out: {e}"));
+                    skipped.push(k);
+                }
+                Ok(Err(e)) => {
+                    failure = Some(
+                        format!("{name}: frame {k}: {e} (decode the intact frames with --partial)")
+                            .into(),
+                    )
+                }
+                Err(e) => failure = Some(e),
             }
-        }
-        bar.inc(1);
+            if failure.is_some() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            bar.inc(1);
+        },
+    );
+    if let Some(e) = failure {
+        bar.abandon();
+        return Err(e);
     }
     bar.finish_and_clear();
     if written == 0 {
@@ -205,7 +244,7 @@ pub fn decode(args: &DecodeArgs, input: &Path) -> CliResult {
         let j = serde_json::json!({
             "input": input, "output": args.output, "format": format, "frames": [first, last],
             "decoded": written, "skipped": skipped, "seconds": seconds,
-            "fps": written as f64 / seconds, "backend": backend.describe(),
+            "fps": written as f64 / seconds, "backend": describe(&workers),
         });
         println!("{}", serde_json::to_string_pretty(&j)?);
     } else {
@@ -218,7 +257,7 @@ pub fn decode(args: &DecodeArgs, input: &Path) -> CliResult {
             format.layout.name(),
             format.bit_depth,
             written as f64 / seconds,
-            backend.describe()
+            describe(&workers)
         );
     }
     Ok(())

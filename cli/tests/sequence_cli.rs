@@ -224,20 +224,6 @@ fn frames_png_outputs_and_bad_requests() {
     ]);
     assert!(err.contains("frame 4 is truncated"), "{err}");
     assert!(!dir.path("cut.wls").exists());
-    // Decoding a sequence is one job on one device: a device list is
-    // refused, not silently ignored.
-    let err = fails(&[
-        "decode",
-        s(&wls),
-        "-o",
-        s(&dir.path("d.y4m")),
-        "--devices",
-        "0",
-    ]);
-    assert!(
-        err.contains("--devices") && err.contains("sequence"),
-        "{err}"
-    );
 }
 
 #[test]
