@@ -337,7 +337,7 @@ fn gpu_colour_inverse_equals_the_host_stage() {
 /// bitplane, in both modes; and they are counted on the device, so the
 /// planes never come down.
 #[test]
-fn device_symbol_counts_equal_the_hosts_without_downloading_the_planes() {
+fn gpu_symbol_counts_on_device_planes_equal_the_hosts_without_downloading_them() {
     use crate::bpc::train::{sampled, BlockSymbols};
     use crate::codec::stages::codeblocks::form;
     use wavelane_core::bpc::{Mode, PassKind};
