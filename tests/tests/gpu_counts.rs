@@ -21,7 +21,12 @@ const MODES: [Mode; 2] = [Mode::TwoPass, Mode::ThreePass];
 
 /// The device's counts of `which` equal the host trainer's; returns how
 /// many symbols were counted.
-fn assert_counts_equal(batch: &CodeblockBatch, mode: Mode, which: &[BlockSymbols], what: &str) -> u64 {
+fn assert_counts_equal(
+    batch: &CodeblockBatch,
+    mode: Mode,
+    which: &[BlockSymbols],
+    what: &str,
+) -> u64 {
     let g = test_gpu();
     let host = Trainer::of_batch_selected(mode, batch, which).unwrap();
     let device = gpu::count_selected(&g, batch, mode, which).unwrap();
@@ -29,13 +34,22 @@ fn assert_counts_equal(batch: &CodeblockBatch, mode: Mode, which: &[BlockSymbols
     if device != host {
         // Name the first cell that differs.
         use wavelane_core::bpc::{SymbolClass as C, GROUPS, TABLE_BITPLANES};
-        let classes = [C::Significance, C::Sign, C::Refinement, C::CleanupSignificance, C::CleanupSign];
+        let classes = [
+            C::Significance,
+            C::Sign,
+            C::Refinement,
+            C::CleanupSignificance,
+            C::CleanupSign,
+        ];
         for g in 0..GROUPS {
             for class in classes {
                 for j in 0..TABLE_BITPLANES {
                     for k in 0..9 {
                         let (d, h) = (device.counts(g, class, j, k), host.counts(g, class, j, k));
-                        assert_eq!(d, h, "{what}: group {g} {class:?} bitplane {j} context {k} (zeros, total)");
+                        assert_eq!(
+                            d, h,
+                            "{what}: group {g} {class:?} bitplane {j} context {k} (zeros, total)"
+                        );
                     }
                 }
             }
@@ -62,7 +76,11 @@ fn random_selection(rng: &mut TestRng, mode: Mode, top: Option<u8>) -> BlockSymb
         0 => BlockSymbols::None,
         1 => BlockSymbols::All,
         2 => BlockSymbols::Through {
-            kind: [PassKind::Significance, PassKind::Refinement, PassKind::Cleanup][rng.random_range(0..3)],
+            kind: [
+                PassKind::Significance,
+                PassKind::Refinement,
+                PassKind::Cleanup,
+            ][rng.random_range(0..3)],
             bitplane: rng.random_range(0..=MAX_BITPLANE),
         },
         _ => {
@@ -121,14 +139,30 @@ fn gpu_symbol_counts_equal_the_trainers_on_real_codeblocks() {
                     }
                 })
                 .collect();
-            let n = assert_counts_equal(&batch, mode, &which, &format!("sample, {mode:?}, through pass {k}"));
+            let n = assert_counts_equal(
+                &batch,
+                mode,
+                &which,
+                &format!("sample, {mode:?}, through pass {k}"),
+            );
             assert!(n >= before && n <= total, "pass {k}: {n} symbols");
             before = n;
         }
         let sampled: Vec<BlockSymbols> = (0..batch.len())
-            .map(|i| if i % 3 == 0 { BlockSymbols::All } else { BlockSymbols::None })
+            .map(|i| {
+                if i % 3 == 0 {
+                    BlockSymbols::All
+                } else {
+                    BlockSymbols::None
+                }
+            })
             .collect();
-        let n = assert_counts_equal(&batch, mode, &sampled, &format!("sample, {mode:?}, one in 3"));
+        let n = assert_counts_equal(
+            &batch,
+            mode,
+            &sampled,
+            &format!("sample, {mode:?}, one in 3"),
+        );
         assert!(n > 0 && n < total);
     }
 }
@@ -144,7 +178,13 @@ fn gpu_symbol_counts_refuse_what_the_trainer_refuses() {
     let all = vec![BlockSymbols::All; batch.len()];
     let err = gpu::count_selected(&g, &batch, Mode::ThreePass, &all).unwrap_err();
     assert!(
-        matches!(err, BpcError::Encode { block: 4, source: EncodeError::CoefficientTooLarge }),
+        matches!(
+            err,
+            BpcError::Encode {
+                block: 4,
+                source: EncodeError::CoefficientTooLarge
+            }
+        ),
         "{err:?}"
     );
     assert!(Trainer::of_batch_selected(Mode::ThreePass, &batch, &all).is_err());

@@ -234,7 +234,8 @@ fn front(
         _ => None,
     };
     if let Some(every) = sample {
-        header.tables = table_fit::fit_sampled(&header, &mut formed, every, options.table_row_offset)?;
+        header.tables =
+            table_fit::fit_sampled(&header, &mut formed, every, options.table_row_offset)?;
     }
     seconds.quantize = clock.stop(t, "quantize");
     Ok(Front {

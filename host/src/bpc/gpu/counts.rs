@@ -16,7 +16,9 @@ use wavelane_core::bpc::{
     EncodeError, Mode, PassKind, ProbabilityTables, SymbolClass, GROUPS, TABLE_BITPLANES,
 };
 
-use super::{check_range, groups_for, three_pass, Source, MAX_GROUPS, ORDER_BUCKETS, ORDER_WORKGROUP};
+use super::{
+    check_range, groups_for, three_pass, Source, MAX_GROUPS, ORDER_BUCKETS, ORDER_WORKGROUP,
+};
 use crate::backend::gpu::{Dispatch, Gpu};
 use crate::bpc::train::{BlockSymbols, Trainer};
 use crate::bpc::{BpcError, CodeblockBatch};
@@ -143,7 +145,11 @@ pub(crate) fn count_on_device(
         Mode::TwoPass => TWO_PASS_ENTRIES,
         Mode::ThreePass => ROW,
     };
-    let low = gpu.download(&cells.clone().slice(0..(LOW + 2 * entries * PER_ENTRY) as u64))?;
+    let low = gpu.download(
+        &cells
+            .clone()
+            .slice(0..(LOW + 2 * entries * PER_ENTRY) as u64),
+    )?;
     let counted: u64 = picked
         .iter()
         .map(|&i| (source.blocks()[i].width * source.blocks()[i].height) as u64)
@@ -170,12 +176,15 @@ pub(crate) fn count_on_device(
         let hi = high.as_ref().map_or(0, |h| h[k]) as u64;
         lo | hi << 32
     };
-    Ok(Trainer::from_cells(mode, |group, class, bitplane, context| {
-        entry(class, context).map_or((0, 0), |at| {
-            let c = (at * GROUPS + group) * TABLE_BITPLANES + bitplane;
-            (word(2 * c), word(2 * c + 1))
-        })
-    }))
+    Ok(Trainer::from_cells(
+        mode,
+        |group, class, bitplane, context| {
+            entry(class, context).map_or((0, 0), |at| {
+                let c = (at * GROUPS + group) * TABLE_BITPLANES + bitplane;
+                (word(2 * c), word(2 * c + 1))
+            })
+        },
+    ))
 }
 
 /// The shader's word for a selection (`shaders/bpc/counts.glsl`).
@@ -235,9 +244,8 @@ mod tests {
             g.cp_sign[0][k] = 50 + k as u8;
         }
         g.refine[0] = 30;
-        let tables =
-            ProbabilityTables::new(Mode::ThreePass, core::array::from_fn(|_| g.clone()))
-                .expect("valid tables");
+        let tables = ProbabilityTables::new(Mode::ThreePass, core::array::from_fn(|_| g.clone()))
+            .expect("valid tables");
         let row = &flatten_tables(&tables)[..ROW];
         let base = [10, 20, 30, 40, 50];
         let mut seen = [false; ROW];

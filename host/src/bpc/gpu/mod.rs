@@ -36,8 +36,8 @@ pub mod counts;
 mod encode;
 pub mod records;
 
-pub use counts::count_selected;
 pub(crate) use counts::count_on_device;
+pub use counts::count_selected;
 pub use encode::encode;
 pub(crate) use encode::{encode_on_device, DeviceRecords, RecordsAsked};
 pub(crate) use records::encode_with;

@@ -41,7 +41,7 @@ impl Formed {
     /// The symbols `which[i]` selects of every block `i`, counted for
     /// `mode` (the table fit's statistics): on the device where the
     /// indices are there (the counting build of the encoder,
-    /// [`crate::bpc::gpu::counts`]: only the counts come down), else on
+    /// `bpc::gpu::counts`: only the counts come down), else on
     /// the host's batch. The same [`Trainer`] either way. Where the planes
     /// exceed the device's binding limit (a typed `GpuError::Limit`) the
     /// host counts, on indices it then downloads.

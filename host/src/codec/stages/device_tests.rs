@@ -357,9 +357,11 @@ fn gpu_symbol_counts_on_device_planes_equal_the_hosts_without_downloading_them()
         })
         .collect();
     let planes = upload(&gpu, &data, w * h, comps).unwrap();
-    let mut on_device =
-        form(&backend, &header, &blocks, Resident::Device(planes), None).unwrap();
-    assert!(on_device.device().is_some(), "the planes bind: the device route");
+    let mut on_device = form(&backend, &header, &blocks, Resident::Device(planes), None).unwrap();
+    assert!(
+        on_device.device().is_some(),
+        "the planes bind: the device route"
+    );
     let mut on_host = form(&Backend::Cpu, &header, &blocks, Resident::Host(data), None).unwrap();
     let n = blocks.len();
     let selections = [
@@ -371,7 +373,11 @@ fn gpu_symbol_counts_on_device_planes_equal_the_hosts_without_downloading_them()
             .collect::<Vec<_>>(),
         (0..n)
             .map(|i| BlockSymbols::Through {
-                kind: [PassKind::Significance, PassKind::Refinement, PassKind::Cleanup][i % 3],
+                kind: [
+                    PassKind::Significance,
+                    PassKind::Refinement,
+                    PassKind::Cleanup,
+                ][i % 3],
                 bitplane: (i % 9) as u8,
             })
             .collect(),
