@@ -149,7 +149,7 @@ pub const VARIANTS: &[Variant] = &[
     Variant {
         name: "bpc_count",
         body: BPC_ENCODE,
-        extensions: &[],
+        extensions: &["GL_KHR_shader_subgroup_arithmetic"],
         defines: &[("BPC_MAX_ROWS", "256u"), ("BPC_COUNTS", "1")],
         doc: "The BPC-PaCo encoder's walk for codeblocks up to 256 rows, either mode, counting \
               every symbol of a selection of passes per codeblock into its (group, bitplane, \

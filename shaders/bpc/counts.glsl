@@ -77,10 +77,28 @@ bool count_pass(uint kind, uint j) {
 }
 
 // encode_phase of the counting build: every visiting lane counts its
-// symbol in the cell of table entry `at`. Any control flow.
+// symbol in the cell of table entry `at`. The lanes of a subgroup that
+// count in its lowest entry of the phase add as one (a ballot of them and
+// of their zeros, one atomic add by one lane), the others one by one: a
+// phase's lanes mostly share a context (context 0 of a significance
+// phase on a smooth image), and atomics on one shared word are serialized.
+// Uniform control flow only (subgroup operations; called where the
+// encoder's encode_phase is).
 void encode_phase(bool visit, bool symbol, uint at, uint lane) {
-    if (visit && count_j < BPC_TABLE_BITPLANES && at < BPC_ROW_LEN) {
-        atomicAdd(count_shared[count_j * BPC_ROW_LEN + at], symbol ? 1u : 0x10001u);
+    bool counted = visit && count_j < BPC_TABLE_BITPLANES && at < BPC_ROW_LEN;
+    uint lead = subgroupMin(counted ? at : BPC_ROW_LEN);
+    if (lead >= BPC_ROW_LEN) {
+        return; // no lane of this subgroup counts
+    }
+    bool same = counted && at == lead;
+    uint total = subgroupBallotBitCount(subgroupBallot(same));
+    uint zeros = subgroupBallotBitCount(subgroupBallot(same && !symbol));
+    uint base = count_j * BPC_ROW_LEN;
+    if (subgroupElect()) {
+        atomicAdd(count_shared[base + lead], zeros << 16 | total);
+    }
+    if (counted && !same) {
+        atomicAdd(count_shared[base + at], symbol ? 1u : 0x10001u);
     }
 }
 
