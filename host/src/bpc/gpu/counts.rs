@@ -62,6 +62,21 @@ pub(crate) fn count_on_device(
     mode: Mode,
     which: &[BlockSymbols],
 ) -> Result<Trainer, BpcError> {
+    count_from(gpu, source, mode, which, None)
+}
+
+/// [`count_on_device`] onto counts that start at `start` (the cells
+/// buffer's words, layout in `shaders/bpc/counts.glsl`; zero where
+/// `None`), downloading the high words whenever it is given: the test of
+/// the carries into them, which counting from zero reaches only past 2^32
+/// coefficients.
+fn count_from(
+    gpu: &Gpu,
+    source: Source<'_>,
+    mode: Mode,
+    which: &[BlockSymbols],
+    start: Option<&[u32]>,
+) -> Result<Trainer, BpcError> {
     let all = source.descriptors()?;
     if which.len() != source.len() {
         return Err(BpcError::Mismatch(format!(
@@ -103,7 +118,16 @@ pub(crate) fn count_on_device(
     let status = gpu.zeroed::<u32>(n as u64)?;
     let order_buckets = gpu.zeroed::<u32>(2 * ORDER_BUCKETS)?;
     let order = gpu.zeroed::<u32>(n as u64)?;
-    let cells = gpu.zeroed::<u32>((LOW + 4 * CELLS) as u64)?;
+    let cells = match start {
+        Some(words) if words.len() == LOW + 4 * CELLS => gpu.upload(words)?,
+        Some(words) => {
+            return Err(BpcError::Mismatch(format!(
+                "{} words of starting counts",
+                words.len()
+            )))
+        }
+        None => gpu.zeroed::<u32>((LOW + 4 * CELLS) as u64)?,
+    };
     let run = [
         Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
             .buffer(coefficients)
@@ -154,7 +178,7 @@ pub(crate) fn count_on_device(
         .iter()
         .map(|&i| (source.blocks()[i].width * source.blocks()[i].height) as u64)
         .sum();
-    let high = if counted >> 32 != 0 {
+    let high = if counted >> 32 != 0 || start.is_some() {
         Some(gpu.download(&cells.slice((LOW + 2 * CELLS) as u64..(LOW + 4 * CELLS) as u64))?)
     } else {
         None
@@ -259,5 +283,67 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    /// The counts are 64-bit: a low word that wraps carries into its high
+    /// word. Counting from 2^32 - 5 in every cell, the result is the host's
+    /// counts plus that start, in every cell (past 2^32 in those with
+    /// 5 symbols or more).
+    #[test]
+    fn gpu_counts_carry_into_the_high_words() {
+        use crate::bpc::{BlockDesc, CodeblockBatch};
+        use wavelane_core::bpc::LL_GROUP;
+        let gpu = crate::backend::Gpu::shared().expect("a Vulkan device (lavapipe)");
+        // A 64x40 block of mixed magnitudes in the LL group and a 17x9 one in group 2.
+        let mut batch = CodeblockBatch::default();
+        for (w, h, group) in [(64, 40, LL_GROUP), (17, 9, 2)] {
+            let offset = batch.coefficients.len();
+            batch.coefficients.extend(
+                (0..w * h).map(|i: usize| [0, 7, -300, 1, 0, -2, 45][i % 7] * (i as i32 % 5)),
+            );
+            batch.blocks.push(BlockDesc {
+                offset,
+                stride: w,
+                width: w,
+                height: h,
+                group,
+            });
+        }
+        let start_at = u32::MAX - 4;
+        let mut start = vec![0u32; LOW + 4 * CELLS];
+        start[LOW..LOW + 2 * CELLS].fill(start_at);
+        for mode in [Mode::TwoPass, Mode::ThreePass] {
+            let which = [BlockSymbols::All, BlockSymbols::All];
+            let host = Trainer::of_batch_selected(mode, &batch, &which).unwrap();
+            let got = count_from(&gpu, Source::Host(&batch), mode, &which, Some(&start)).unwrap();
+            let mut carried = 0;
+            for group in 0..GROUPS {
+                for class in [
+                    SymbolClass::Significance,
+                    SymbolClass::Sign,
+                    SymbolClass::Refinement,
+                    SymbolClass::CleanupSignificance,
+                    SymbolClass::CleanupSign,
+                ] {
+                    for j in 0..TABLE_BITPLANES {
+                        for k in 0..9 {
+                            let Some(at) = entry(class, k) else { continue };
+                            if mode == Mode::TwoPass && at >= TWO_PASS_ENTRIES {
+                                continue; // not downloaded: no 2-pass symbol counts there
+                            }
+                            let (zeros, total) = host.counts(group, class, j, k);
+                            let want = (zeros + start_at as u64, total + start_at as u64);
+                            assert_eq!(
+                                got.counts(group, class, j, k),
+                                want,
+                                "{mode:?} group {group} {class:?} bitplane {j} context {k}"
+                            );
+                            carried += (total >= 5) as usize;
+                        }
+                    }
+                }
+            }
+            assert!(carried > 10, "{mode:?}: {carried} cells carried");
+        }
     }
 }
