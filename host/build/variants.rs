@@ -8,7 +8,7 @@
 //!
 //! The defines each body reads are documented at its top: `dwt/lift.glsl`
 //! (WAVELET), `dwt/block.glsl` and `dwt/z.glsl` (INVERSE), `bpc/bpc.glsl`
-//! (BPC_MAX_ROWS, BPC_TWO_PASS), `bpc/encode.glsl` (BPC_RECORDS),
+//! (BPC_MAX_ROWS, BPC_TWO_PASS), `bpc/encode.glsl` (BPC_RECORDS, BPC_COUNTS),
 //! `bpc/pack.glsl` (BPC_PACK_CUTS), `vle/encode.glsl` (VLE_SCAN_64, VLE_PAIRS).
 
 /// One generated entry point.
@@ -145,6 +145,17 @@ pub const VARIANTS: &[Variant] = &[
               rate-control records: every pass's record and the distortion decrease at every \
               codeword cut, equal to the CPU driver's (host `bpc::gpu_records`). Same codewords \
               as `bpc_encode`.",
+    },
+    Variant {
+        name: "bpc_count",
+        body: BPC_ENCODE,
+        extensions: &["GL_KHR_shader_subgroup_arithmetic"],
+        defines: &[("BPC_MAX_ROWS", "256u"), ("BPC_COUNTS", "1")],
+        doc: "The BPC-PaCo encoder's walk for codeblocks up to 256 rows, either mode, counting \
+              every symbol of a selection of passes per codeblock into its (group, bitplane, \
+              table entry) cell instead of coding it: the table fit's statistics, equal to the \
+              host `bpc::train::Trainer`'s (host `bpc::gpu::counts`). Binds no tables and no \
+              codeword buffers.",
     },
     Variant {
         name: "bpc_pack",

@@ -1,9 +1,13 @@
 // BPC-PaCo encoder: one workgroup (a team of 32 lanes) per codeblock, the
 // GLSL twin of wavelane_core::bpc::encode_lanes (core bpc/encode/lanes.rs).
-// Body of bpc_encode, bpc_encode64 and bpc_encode_records (either mode;
-// BPC_RECORDS also writes the rate-control records, bpc/records.glsl);
-// bpc_encode64_2pass has its own, bpc/encode_planes.glsl. Both share
-// main(), bpc/encode_main.glsl, through the bpc_body_* hooks at the end.
+// Body of bpc_encode, bpc_encode64, bpc_encode_records (either mode;
+// BPC_RECORDS also writes the rate-control records, bpc/records.glsl) and
+// bpc_count (BPC_COUNTS: the same walk counting the symbols instead of
+// coding them, bpc/counts.glsl); bpc_encode64_2pass has its own,
+// bpc/encode_planes.glsl. The two encoders share main(),
+// bpc/encode_main.glsl, through the bpc_body_* hooks at the end; the
+// counting build has its own (bpc/counts_main.glsl), which calls the same
+// hooks bpc_body_clear and bpc_body_code.
 //
 // Maps: significance (and pending in 3 passes) in the row window, written
 // back per row; the sign map loaded once per codeblock and never stored
@@ -23,8 +27,10 @@
 
 #include "bpc/encode_block.glsl"
 
+#ifndef BPC_COUNTS
 // This codeblock's capacity in codewords.
 uint cap = 0u;
+#endif
 
 // BPC_RECORDS builds pass each lane's distortion decrease to encode_phase
 // and write the records (bpc/records.glsl); the plain builds compile
@@ -38,6 +44,10 @@ uint cap = 0u;
 #define BPC_DECREASE_PARAM
 #endif
 
+#ifdef BPC_COUNTS
+// The counting build's encode_phase and main.
+#include "bpc/counts.glsl"
+#else
 void emit(uint slot, uint value) {
     uint at = scratch_base + slot;
     if (slot < cap && at < uint(scratch.length())) {
@@ -47,7 +57,8 @@ void emit(uint slot, uint value) {
 
 // One phase: the exhausted visiting lanes take slots in lane order (team
 // ballot + prefix popcount), then every visiting lane codes its symbol.
-// Uniform control flow only.
+// Uniform control flow only. (The counting build's encode_phase, in
+// bpc/counts.glsl, counts the visiting lanes' symbols instead.)
 //
 // A codeword is stored when its lane reserves the next one (or at the
 // codeblock's end), not when it is exhausted: an exhausted lane's low no
@@ -77,6 +88,16 @@ void encode_phase(bool visit, bool symbol, uint p, uint lane BPC_DECREASE_PARAM)
         }
     }
 }
+#endif // BPC_COUNTS
+
+// A symbol's probability: its entry of the bitplane's table row. The
+// counting build passes the entry's index instead (it names the symbol's
+// table and context, which is the cell the symbol counts in).
+#ifdef BPC_COUNTS
+#define BPC_PROB(at) (at)
+#else
+#define BPC_PROB(at) bpc_plane[at]
+#endif
 
 // This lane's two magnitudes of the window's row, loaded once per row.
 // (Loading the next row's a row ahead cost the 3 registers that keep this
@@ -116,7 +137,7 @@ void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
     bool bit = mine && ((mag_c[x] >> j) & 1u) != 0u;
     bool spp3 = !cleanup && three;
     bool visit = mine && !(spp3 && ctx == 0u);
-    encode_phase(visit, bit, bpc_plane[sig_at + ctx], lane BPC_DECREASE(int64_t(0)));
+    encode_phase(visit, bit, BPC_PROB(sig_at + ctx), lane BPC_DECREASE(int64_t(0)));
     uint newly = bpc_team_ballot(visit && bit);
     uint deferred = spp3 ? bpc_team_ballot(mine && ctx == 0u) : 0u;
     // Phase B: signs of the lanes that became significant (the sign context
@@ -126,7 +147,7 @@ void significance_step(uint x, uint j, bool cleanup, bool three, uint lane) {
         bool negative = bpc_bit(bpc_neg_c[x], lane) != 0u;
         bool symbol = negative != ((sc & 4u) != 0u);
         bool signs = bpc_bit(newly, lane) != 0u;
-        encode_phase(signs, symbol, bpc_plane[sign_at + (sc & 3u)], lane
+        encode_phase(signs, symbol, BPC_PROB(sign_at + (sc & 3u)), lane
                      BPC_DECREASE(signs ? rec_significance_decrease(mag_c[x], j) : int64_t(0)));
     }
     bpc_sig_c[x] |= newly;
@@ -147,7 +168,7 @@ void refinement_step(uint x, uint j, uint lane) {
     uint mag = mag_c[x];
     bool mine = (mag >> (j + 1u)) != 0u;
     bool bit = ((mag >> j) & 1u) != 0u;
-    encode_phase(mine, bit, bpc_plane[BPC_REF], lane
+    encode_phase(mine, bit, BPC_PROB(BPC_REF), lane
                  BPC_DECREASE(mine ? rec_refinement_decrease(mag, j) : int64_t(0)));
 }
 
@@ -171,6 +192,7 @@ void code_pass(uint kind, uint j, bool three, uint height, uint lane) {
 }
 
 // The hooks of the shared main (bpc/encode_main.glsl).
+#ifndef BPC_COUNTS
 void bpc_body_init(uint lane) {}
 
 void bpc_body_start(uint width) {}
@@ -178,6 +200,7 @@ void bpc_body_start(uint width) {}
 void bpc_body_capacity(uint block_cap) {
     cap = block_cap;
 }
+#endif
 
 void bpc_body_clear(uint height, bool three, uint lane) {
     barrier(); // the previous codeblock is done with the state maps
@@ -197,12 +220,28 @@ void bpc_body_code(uint group, uint top, bool three, uint height, uint lane) {
     for (uint i = 0u; i < passes; i++) {
         uint pass = bpc_pass(three, top, i);
         uint j = pass >> 8;
+#ifdef BPC_COUNTS
+        // The counted passes are a prefix of the schedule (count_pass).
+        if (!count_pass(pass & 0xFFu, j)) {
+            break;
+        }
+        count_j = j;
+        barrier(); // the previous pass's row write-backs are visible
+#else
         bpc_load_plane(group, j, lane);
+#endif
         code_pass(pass & 0xFFu, j, three, height, lane);
 #ifdef BPC_RECORDS
         rec_pass_end(i, pass & 0xFFu, j, three, lane);
 #endif
     }
+#ifdef BPC_COUNTS
+    count_flush(group, lane);
+#endif
 }
 
+#ifdef BPC_COUNTS
+#include "bpc/counts_main.glsl"
+#else
 #include "bpc/encode_main.glsl"
+#endif

@@ -10,6 +10,16 @@ layout(local_size_x = 32) in;
 
 layout(set = 0, binding = 0) readonly buffer Coefficients { int coefficients[]; };
 layout(set = 0, binding = 1) readonly buffer Blocks { uvec4 blocks[]; };
+#ifdef BPC_COUNTS
+// The counting build (bpc/counts.glsl) codes nothing: no tables, no
+// codewords; each codeblock's top bitplane and status from bpc_measure.comp,
+// the order, which passes count, and the cells.
+layout(set = 0, binding = 2) readonly buffer Tops { uint tops[]; };
+layout(set = 0, binding = 3) readonly buffer Status { uint status[]; };
+layout(set = 0, binding = 4) readonly buffer Order { uint order[]; };
+layout(set = 0, binding = 5) readonly buffer Selection { uint selection[]; };
+layout(set = 0, binding = 6) buffer Cells { uint cells[]; };
+#else
 layout(set = 0, binding = 2) readonly buffer Tables { uint bpc_tables[]; };
 layout(set = 0, binding = 3) readonly buffer Tops { uint tops[]; };
 layout(set = 0, binding = 4) readonly buffer Caps { uint caps[]; };
@@ -31,11 +41,14 @@ layout(set = 0, binding = 9) readonly buffer Order { uint order[]; };
 layout(set = 0, binding = 10) writeonly buffer Records { uvec4 records[]; };
 layout(set = 0, binding = 11) writeonly buffer Cuts { int64_t cuts[]; };
 #endif
+#endif
 
 layout(push_constant) uniform Params {
     uint block_count;
     uint three_pass;
 } params;
 
+#ifndef BPC_COUNTS
 #define BPC_WITH_TABLES
+#endif
 #define BPC_ENCODER

@@ -34,6 +34,7 @@ void load_signs(uint y, uint x, uint lane) {
     }
 }
 
+#ifndef BPC_COUNTS
 // Codeblock b's codeword count, or 0 and the overflow status when the team
 // reserved more slots than its capacity. (The capacity is read again
 // rather than held in a register through the passes.)
@@ -46,3 +47,4 @@ void bpc_encode_finish(uint b, uint lane) {
         }
     }
 }
+#endif

@@ -45,6 +45,16 @@ fn write_every_page(cells: &mut [(u64, u64)]) {
     }
 }
 
+/// The classes in the order of [`class_index`].
+#[cfg(feature = "gpu")]
+const CLASS_ORDER: [SymbolClass; CLASSES] = [
+    SymbolClass::Significance,
+    SymbolClass::Sign,
+    SymbolClass::Refinement,
+    SymbolClass::CleanupSignificance,
+    SymbolClass::CleanupSign,
+];
+
 fn class_index(c: SymbolClass) -> usize {
     match c {
         SymbolClass::Significance => 0,
@@ -55,8 +65,9 @@ fn class_index(c: SymbolClass) -> usize {
     }
 }
 
-/// Symbol statistics of a training set.
-#[derive(Clone)]
+/// Symbol statistics of a training set. Equal trainers have the same
+/// mode and the same counts in every cell.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Trainer {
     mode: Mode,
     cells: Box<Cells>,
@@ -190,6 +201,28 @@ impl Trainer {
         Trainer { mode, cells }
     }
 
+    /// A trainer for `mode` whose cell `(group, class, bitplane, context)`
+    /// holds `count(...)`'s `(zeros, total)` (the device's counts,
+    /// [`crate::bpc::gpu::counts`]), for groups below [`GROUPS`], bitplanes
+    /// below [`TABLE_BITPLANES`] and contexts 0..=8.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn from_cells(
+        mode: Mode,
+        mut count: impl FnMut(usize, SymbolClass, usize, usize) -> (u64, u64),
+    ) -> Self {
+        let mut t = Trainer::new(mode);
+        for (g, group) in t.cells.iter_mut().enumerate() {
+            for (class, cells) in CLASS_ORDER.into_iter().zip(group.iter_mut()) {
+                for (j, row) in cells.iter_mut().enumerate() {
+                    for (k, cell) in row.iter_mut().enumerate() {
+                        *cell = count(g, class, j, k);
+                    }
+                }
+            }
+        }
+        t
+    }
+
     /// Symbols counted so far (bitplanes 0..=14).
     pub fn symbols(&self) -> u64 {
         self.cells
@@ -260,6 +293,19 @@ impl Trainer {
         every: usize,
     ) -> Result<Self, BpcError> {
         let counted = Self::count(mode, batch, &sample_selection(batch, every))?;
+        Ok(counted.unwrap_or_else(|| Trainer::new(mode)))
+    }
+
+    /// A trainer for `mode` that counted, of every codeblock `i` of
+    /// `batch`, the symbols `which[i]` selects
+    /// ([`Trainer::add_batch_selected`] into a new trainer, without the
+    /// new trainer's 170 KB to zero and add into).
+    pub fn of_batch_selected(
+        mode: Mode,
+        batch: &CodeblockBatch,
+        which: &[BlockSymbols],
+    ) -> Result<Self, BpcError> {
+        let counted = Self::count(mode, batch, which)?;
         Ok(counted.unwrap_or_else(|| Trainer::new(mode)))
     }
 

@@ -227,14 +227,15 @@ fn front(
         noise,
         coefficients,
     } = stages::quantize::quantize(backend, &header, coefficients, &blocks, keep)?;
-    let formed = stages::codeblocks::form(backend, &header, &blocks, indices, host_indices)?;
+    let mut formed = stages::codeblocks::form(backend, &header, &blocks, indices, host_indices)?;
     let sample = match options.tables {
         TableChoice::Trained => Some(1),
         TableChoice::Default if lossless => Some(table_fit::lossless_fit_sample(w * h * comps)),
         _ => None,
     };
     if let Some(every) = sample {
-        header.tables = table_fit::fit_sampled(&header, &formed, every, options.table_row_offset)?;
+        header.tables =
+            table_fit::fit_sampled(&header, &mut formed, every, options.table_row_offset)?;
     }
     seconds.quantize = clock.stop(t, "quantize");
     Ok(Front {
@@ -366,7 +367,7 @@ fn code(
         let first = table_fit::first_allocation(header, coded, points, options.target)?;
         let fit = table_fit::truncation_fit(
             header,
-            formed.host()?,
+            &mut formed,
             &coded.records,
             &first,
             options.table_row_offset,

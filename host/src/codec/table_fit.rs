@@ -24,7 +24,7 @@ use super::stages::codeblocks::Formed;
 use super::stages::entropy;
 use super::weights::size_model;
 use crate::bpc::train::{sampled, BlockSymbols, Trainer};
-use crate::bpc::{BlockDesc, CodeblockBatch};
+use crate::bpc::BlockDesc;
 
 /// One codeblock in how many the default lossless encoder counts symbols
 /// on to fit its preset, for an image of `samples` samples (width x height
@@ -82,16 +82,21 @@ pub fn fitted(
 /// `header`'s preset fitted to the symbols of one codeblock in `every` of
 /// `formed` (the counts scaled up to the whole batch), unless
 /// `fixed_offset` pins the row offset. Indices on the device stay there:
-/// only the sampled blocks come down (`stages::resident::gather`), and
-/// the counts of each block add up to the same trainer in any order.
+/// the symbols are counted there ([`Formed::count_symbols`]), and the
+/// counts of each block add up to the same trainer in any order.
 pub(crate) fn fit_sampled(
     header: &Header,
-    formed: &Formed,
+    formed: &mut Formed,
     every: usize,
     fixed_offset: Option<i8>,
 ) -> Result<Tables, CodecError> {
-    let (batch, every_in_batch) = formed.sampled(every, sampled)?;
-    let trainer = Trainer::of_batch_sampled(header.mode(), &batch, every_in_batch)?;
+    let which: Vec<BlockSymbols> = (0..formed.descs().len())
+        .map(|i| match sampled(i, every) {
+            true => BlockSymbols::All,
+            false => BlockSymbols::None,
+        })
+        .collect();
+    let trainer = formed.count_symbols(header.mode(), &which)?;
     let scale = sample_scale(formed.descs(), every);
     Ok(fitted(&header.tables, &trainer, fixed_offset, &scale))
 }
@@ -163,9 +168,11 @@ pub(crate) fn improves(first: &Allocation, second: &Allocation, target: RateTarg
 
 /// The preset fitted to the symbols `first` would code (each block's passes
 /// through its last complete one), or `None` when the fit does not pay.
+/// The symbols are counted where the indices are
+/// ([`Formed::count_symbols`]).
 pub(crate) fn truncation_fit(
     header: &Header,
-    batch: &CodeblockBatch,
+    formed: &mut Formed,
     records: &[Vec<PassRecord>],
     first: &Allocation,
     fixed_offset: Option<i8>,
@@ -184,8 +191,7 @@ pub(crate) fn truncation_fit(
             }
         })
         .collect();
-    let mut trainer = Trainer::new(header.mode());
-    trainer.add_batch_selected(batch, &which)?;
+    let trainer = formed.count_symbols(header.mode(), &which)?;
     let fitted = fitted(&header.tables, &trainer, fixed_offset, &[1.0; GROUPS]);
     Ok((fitted != header.tables).then_some(fitted))
 }

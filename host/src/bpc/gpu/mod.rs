@@ -32,9 +32,12 @@ use wavelane_core::bpc::{
     DecodeError, DecodeLimits, Decoded, Mode, ProbabilityTables, GROUPS, TABLE_BITPLANES,
 };
 
+pub mod counts;
 mod encode;
 pub mod records;
 
+pub(crate) use counts::count_on_device;
+pub use counts::count_selected;
 pub use encode::encode;
 pub(crate) use encode::{encode_on_device, DeviceRecords, RecordsAsked};
 pub(crate) use records::encode_with;

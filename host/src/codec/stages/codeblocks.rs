@@ -8,9 +8,10 @@
 //! where a stage that reads indices on the host asked for one
 //! ([`Formed::host`]: docs/codec.md "Backends" lists what crosses).
 
-use std::borrow::Cow;
+use wavelane_core::bpc::Mode;
 
 use crate::backend::Backend;
+use crate::bpc::train::{BlockSymbols, Trainer};
 use crate::bpc::{BlockDesc, CodeblockBatch};
 use crate::codec::codeblocks::BlockGeometry;
 use crate::codec::error::CodecError;
@@ -37,26 +38,39 @@ impl Formed {
         &self.descs
     }
 
-    /// The blocks `picks(i, every)` chooses, for counting their symbols,
-    /// as a batch and the `every` that picks them in it: the host batch
-    /// and `every` where the indices are on the host; on the device, the
-    /// chosen blocks gathered there and downloaded as a batch of their own
-    /// (every block of it chosen: 1), so that only they cross the bus.
-    pub fn sampled(
-        &self,
-        every: usize,
-        picks: impl Fn(usize, usize) -> bool,
-    ) -> Result<(Cow<'_, CodeblockBatch>, usize), CodecError> {
-        if let Some(batch) = &self.host {
-            return Ok((Cow::Borrowed(batch), every));
-        }
+    /// The symbols `which[i]` selects of every block `i`, counted for
+    /// `mode` (the table fit's statistics): on the device where the
+    /// indices are there (the counting build of the encoder,
+    /// `bpc::gpu::counts`: only the counts come down), else on
+    /// the host's batch. The same [`Trainer`] either way. Where the planes
+    /// exceed the device's binding limit (a typed `GpuError::Limit`) the
+    /// host counts, on indices it then downloads.
+    pub fn count_symbols(
+        &mut self,
+        mode: Mode,
+        which: &[BlockSymbols],
+    ) -> Result<Trainer, CodecError> {
         #[cfg(feature = "gpu")]
-        if let Some(device) = &self.device {
-            let which: Vec<usize> = (0..self.descs.len()).filter(|&i| picks(i, every)).collect();
-            return Ok((Cow::Owned(super::resident::gather(device, &which)?), 1));
+        if let Some(d) = &self.device {
+            let source = crate::bpc::gpu::Source::Device {
+                coefficients: &d.planes.buffer,
+                blocks: &d.blocks,
+            };
+            match crate::bpc::gpu::count_on_device(&d.planes.gpu, source, mode, which) {
+                Err(crate::bpc::BpcError::Gpu(crate::backend::GpuError::Limit(why))) => {
+                    log::debug!("symbol counts on the host: {why}");
+                }
+                counted => return Ok(counted?),
+            }
         }
-        let _ = picks;
-        Err(nowhere())
+        Ok(Trainer::of_batch_selected(mode, self.host()?, which)?)
+    }
+
+    /// Whether the host has the indices (a test's check that a stage
+    /// left them on the device).
+    #[cfg(test)]
+    pub fn has_host(&self) -> bool {
+        self.host.is_some()
     }
 
     /// The blocks on the device, if the indices are there.
@@ -67,8 +81,9 @@ impl Formed {
 
     /// The host batch, downloaded from the device planes the first time a
     /// stage asks (every stage that reads indices on the host: early
-    /// termination, the real-valued distortions, the lossy table fit, the
-    /// CPU coder; a `--lossless` GPU encode asks none of them).
+    /// termination, the real-valued distortions, the CPU coder; a
+    /// `--lossless` GPU encode asks none of them, and the table fits count
+    /// on the device, [`Formed::count_symbols`]).
     pub fn host(&mut self) -> Result<&mut CodeblockBatch, CodecError> {
         if self.host.is_none() {
             #[cfg(feature = "gpu")]

@@ -331,42 +331,67 @@ fn gpu_colour_inverse_equals_the_host_stage() {
     }
 }
 
-/// The gathered blocks (the lossless table fit's sample) are the planes'
-/// blocks, row by row, whichever blocks are chosen; a descriptor outside
-/// the planes is a typed error, not a copy.
+/// The table fit's counts of blocks on the device planes
+/// (`Formed::count_symbols`, the counting build of the encoder) equal the
+/// host's of the same indices, for a sample and for the passes through a
+/// bitplane, in both modes; and they are counted on the device, so the
+/// planes never come down.
 #[test]
-fn gathered_blocks_are_the_planes_blocks() {
-    use crate::codec::stages::resident::{gather, DeviceBlocks};
+fn gpu_symbol_counts_on_device_planes_equal_the_hosts_without_downloading_them() {
+    use crate::bpc::train::{sampled, BlockSymbols};
+    use crate::codec::stages::codeblocks::form;
+    use wavelane_core::bpc::{Mode, PassKind};
     let gpu = gpu();
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let (w, h, comps) = (70, 45, 3);
-    let blocks = codeblocks(w, h, comps, 2, 16);
-    let data: Vec<i32> = (0..w * h * comps).map(|_| rng.random()).collect();
+    let backend = Backend::Gpu(gpu.clone());
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let (w, h, comps) = (150, 97, 3);
+    let img = image(&mut rng, w, h, comps, 8, false);
+    let Plan { header, .. } = plan(&img, &EncodeOptions::lossless()).unwrap();
+    let blocks = codeblocks(w, h, comps, 3, 32);
+    // Sparse indices of mixed magnitudes, as quantization leaves them.
+    let data: Vec<i32> = (0..w * h * comps)
+        .map(|_| match rng.random_range(0..4) {
+            0 => 0,
+            1 => rng.random_range(-3..=3),
+            _ => rng.random_range(-900..=900),
+        })
+        .collect();
     let planes = upload(&gpu, &data, w * h, comps).unwrap();
-    let device = DeviceBlocks::new(planes, &blocks, w);
-    for every in [1, 2, 3] {
-        let which: Vec<usize> = (0..blocks.len()).filter(|i| i % every == 0).collect();
-        let got = gather(&device, &which).unwrap();
-        assert_eq!(got.blocks.len(), which.len());
-        for (k, &i) in which.iter().enumerate() {
-            let (b, d) = (&blocks[i], got.blocks[k]);
-            assert_eq!(
-                (d.width, d.height, d.group),
-                (b.rect.width, b.rect.height, b.group())
-            );
-            for y in 0..b.rect.height {
-                for x in 0..b.rect.width {
-                    let at = b.component as usize * w * h + (b.rect.y + y) * w + b.rect.x + x;
-                    assert_eq!(
-                        got.coefficients[d.offset + y * d.stride + x],
-                        data[at],
-                        "block {i} ({x}, {y}), one in {every}"
-                    );
-                }
-            }
+    let mut on_device = form(&backend, &header, &blocks, Resident::Device(planes), None).unwrap();
+    assert!(
+        on_device.device().is_some(),
+        "the planes bind: the device route"
+    );
+    let mut on_host = form(&Backend::Cpu, &header, &blocks, Resident::Host(data), None).unwrap();
+    let n = blocks.len();
+    let selections = [
+        (0..n)
+            .map(|i| match sampled(i, 3) {
+                true => BlockSymbols::All,
+                false => BlockSymbols::None,
+            })
+            .collect::<Vec<_>>(),
+        (0..n)
+            .map(|i| BlockSymbols::Through {
+                kind: [
+                    PassKind::Significance,
+                    PassKind::Refinement,
+                    PassKind::Cleanup,
+                ][i % 3],
+                bitplane: (i % 9) as u8,
+            })
+            .collect(),
+    ];
+    for mode in [Mode::TwoPass, Mode::ThreePass] {
+        for which in &selections {
+            let got = on_device.count_symbols(mode, which).unwrap();
+            let want = on_host.count_symbols(mode, which).unwrap();
+            assert!(want.symbols() > 0);
+            assert!(got == want, "{mode:?}: the device's counts differ");
         }
     }
-    let mut outside = DeviceBlocks::new(device.planes.clone(), &blocks, w);
-    outside.blocks[0].offset = device.planes.buffer.len() as usize - 1;
-    assert!(gather(&outside, &[0]).is_err());
+    assert!(
+        !on_device.has_host(),
+        "the device's indices were downloaded to count them"
+    );
 }

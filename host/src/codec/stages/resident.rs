@@ -17,17 +17,12 @@ use wavelane_core::bpc::{DecodeLimits, Decoded};
 
 use super::device::gpu_err;
 use super::shifts::{by_shift, shifted_tables};
-use crate::backend::gpu::Dispatch;
-use crate::backend::{Gpu, GpuError};
-use crate::bpc::{BlockDesc, BpcError, CodeblockBatch, EncodedBatch};
+use crate::backend::Gpu;
+use crate::bpc::{BlockDesc, BpcError, EncodedBatch};
 use crate::codec::codeblocks::BlockGeometry;
 use crate::codec::error::CodecError;
 use crate::codec::header::Header;
 use crate::codec::planes::DevicePlanes;
-use crate::shaders;
-
-/// Workgroups per dispatch at most; the gather loops over the rest.
-const MAX_GROUPS: usize = 65_535;
 
 /// The codeblocks of index planes on the device: the planes and one
 /// descriptor per block into their buffer.
@@ -67,65 +62,6 @@ fn descriptors(blocks: &[BlockGeometry], len: usize, width: usize) -> Vec<BlockD
             group: b.group(),
         })
         .collect()
-}
-
-/// The blocks `which` of `device`, copied on the device into one compact
-/// buffer (`shaders/codec/gather_blocks.comp`) and downloaded as a host
-/// batch of their own (each block's rows back to back, stride its width):
-/// 4 bytes per coefficient of the chosen blocks cross the bus, none of
-/// the others'.
-pub(crate) fn gather(device: &DeviceBlocks, which: &[usize]) -> Result<CodeblockBatch, CodecError> {
-    let gpu = &device.planes.gpu;
-    let buffer = &device.planes.buffer;
-    let mut words = Vec::with_capacity(which.len() * 4);
-    let mut blocks = Vec::with_capacity(which.len());
-    let mut total = 0usize;
-    for &i in which {
-        let d = *device.blocks.get(i).ok_or_else(|| {
-            CodecError::Bpc(BpcError::Mismatch(format!("no codeblock {i} to gather")))
-        })?;
-        let end = d.offset + (d.height.max(1) - 1) * d.stride + d.width;
-        if end as u64 > buffer.len() || d.width > 64 || d.height > 0xffff {
-            return Err(gpu_err(GpuError::Limit(format!(
-                "codeblock {i} lies outside the index planes"
-            ))));
-        }
-        words.extend([
-            d.offset as u32,
-            d.stride as u32,
-            d.width as u32 | (d.height as u32) << 16,
-            total as u32,
-        ]);
-        blocks.push(BlockDesc {
-            offset: total,
-            stride: d.width,
-            ..d
-        });
-        total += d.width * d.height;
-    }
-    if total >= u32::MAX as usize {
-        return Err(gpu_err(GpuError::Limit(format!(
-            "{total} coefficients to gather do not fit 32-bit offsets"
-        ))));
-    }
-    let coefficients = if total == 0 {
-        Vec::new()
-    } else {
-        let dst = gpu.uninit::<i32>(total as u64).map_err(gpu_err)?;
-        let descs = gpu.upload(&words).map_err(gpu_err)?;
-        let groups = which.len().clamp(1, MAX_GROUPS) as u32;
-        gpu.run(&[Dispatch::new(&shaders::GATHER_BLOCKS, [groups, 1, 1])
-            .buffer(buffer)
-            .buffer(&descs)
-            .buffer(&dst)
-            .push(&[which.len() as u32])])
-            .map_err(gpu_err)?;
-        gpu.download(&dst).map_err(gpu_err)?
-    };
-    Ok(CodeblockBatch {
-        coefficients,
-        blocks,
-    })
 }
 
 /// Decodes `encoded` (the blocks `blocks` of an image decoded at `width x
