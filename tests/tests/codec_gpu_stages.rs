@@ -43,9 +43,10 @@ fn random_image(
 }
 
 /// Options for case `kind`: lossless 5/3, lossy fixed-point 9/7 at a rate,
-/// lossy 5/3 with every pass, lossy fixed-point 9/7 in layers, and (with
-/// three or more components) the colour transform the case's target would
-/// not pick by default.
+/// lossy 5/3 with every pass, lossy fixed-point 9/7 in layers, a PSNR
+/// target (fixed-point 9/7 or 5/3), the last two with or without early
+/// termination, and (with three or more components) the colour transform
+/// the case's target would not pick by default.
 fn options(rng: &mut TestRng, kind: u32, comps: usize) -> EncodeOptions {
     let mut o = match kind {
         0 => EncodeOptions::lossless(),
@@ -55,9 +56,15 @@ fn options(rng: &mut TestRng, kind: u32, comps: usize) -> EncodeOptions {
             wavelet: Some(Wavelet::Cdf53),
             ..EncodeOptions::default()
         },
-        _ => EncodeOptions {
+        3 => EncodeOptions {
             target: RateTarget::Bpp(3.0),
             layers: 3,
+            early_termination: rng.random_range(0..2) == 1,
+            ..EncodeOptions::default()
+        },
+        _ => EncodeOptions {
+            target: RateTarget::Psnr(rng.random_range(25.0..45.0)),
+            wavelet: [None, Some(Wavelet::Cdf53)][rng.random_range(0..2)],
             early_termination: rng.random_range(0..2) == 1,
             ..EncodeOptions::default()
         },
@@ -82,7 +89,7 @@ fn gpu_stages_write_the_cpu_files_and_decode_the_cpu_images() {
         let signed = rng.random_range(0..4) == 0;
         let (w, h) = (rng.random_range(1..=71), rng.random_range(1..=53));
         let image = random_image(rng, w, h, comps, bits, signed);
-        let kind = rng.random_range(0..4);
+        let kind = rng.random_range(0..5);
         let opts = options(rng, kind, comps);
         let cpu = codec::encode(&image, &opts, &Backend::Cpu);
         let on_gpu = codec::encode(&image, &opts, &gpu);
