@@ -135,13 +135,14 @@ fn encode_at_step(
     // Rate decisions need the real-valued decreases (see `distortion`);
     // lossless and full-rate files include everything anyway.
     let real = match real {
-        Some(r) => Some(distortion::block_distortions(
+        Some(Real::Sums(sums)) => Some(distortion::from_sums(&header, &sums, &blocks, &shifts)),
+        Some(Real::Float(c)) => Some(distortion::float_distortions(
             &header,
-            &r,
+            &c,
             &blocks,
-            &mut formed,
+            formed.host()?,
             &shifts,
-        )?),
+        )),
         None => None,
     };
     seconds.quantize += clock.stop(t, "distortion");

@@ -24,32 +24,20 @@
 //! so the same file. The float 9/7's coefficients are real already; its
 //! decreases are summed in `f64` on the host ([`float_distortions`]).
 
+mod block;
 mod sums;
 
 use rayon::prelude::*;
 use wavelane_core::bpc::{reconstruct_magnitude, PassKind, PassRecord};
 
 use super::codeblocks::BlockGeometry;
-use super::error::CodecError;
 use super::header::Header;
 use super::planes::Planes;
 use super::quant;
-use super::stages::codeblocks::Formed;
 use crate::bpc::CodeblockBatch;
 
+pub(crate) use block::BlockDistortion;
 pub(crate) use sums::{block_sums, BlockSums, SUMS};
-
-/// One block's real-valued decreases per bitplane (in squared steps of
-/// the block's effective step `Δ · 2^shift`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct BlockDistortion {
-    /// Significance decrease of bitplane `j` at index `j`.
-    pub significance: Vec<f64>,
-    /// Refinement decrease of bitplane `j` at index `j`.
-    pub refinement: Vec<f64>,
-    /// `Σ (|c| / Δ)²`: the error with nothing decoded.
-    pub energy: f64,
-}
 
 /// What the quantize stage hands on for the real-valued decreases of a
 /// `--bpp` or `--psnr` encode.
@@ -61,34 +49,29 @@ pub(crate) enum Real {
     Float(Planes<f32>),
 }
 
-/// Real-valued per-bitplane decreases of every block, each block's
-/// indices shifted right by `shifts[i]` bitplanes (early termination).
-/// The float 9/7 reads the (shifted) indices the coder sees from `formed`.
-pub(crate) fn block_distortions(
+/// Real-valued per-bitplane decreases of every block from its integer
+/// sums, each block's indices shifted right by `shifts[i]` bitplanes
+/// (early termination).
+pub(crate) fn from_sums(
     header: &Header,
-    real: &Real,
+    sums: &[BlockSums],
     blocks: &[BlockGeometry],
-    formed: &mut Formed,
     shifts: &[u8],
-) -> Result<Vec<BlockDistortion>, CodecError> {
-    Ok(match real {
-        Real::Sums(sums) => sums
-            .par_iter()
-            .zip(blocks)
-            .zip(shifts)
-            .map(|((s, b), &shift)| {
-                let q16 = header.step(b.component as usize, b.band as usize).q16();
-                s.distortion(q16, shift)
-            })
-            .collect(),
-        Real::Float(planes) => float_distortions(header, planes, blocks, formed.host()?, shifts),
-    })
+) -> Vec<BlockDistortion> {
+    sums.par_iter()
+        .zip(blocks)
+        .zip(shifts)
+        .map(|((s, b), &shift)| {
+            let q16 = header.step(b.component as usize, b.band as usize).q16();
+            s.distortion(q16, shift)
+        })
+        .collect()
 }
 
 /// The decreases of f32 coefficients, summed in `f64` block by block.
 /// `indices` are the (shifted) indices the coder sees, laid out as in
 /// `batch`.
-fn float_distortions(
+pub(crate) fn float_distortions(
     header: &Header,
     coefficients: &Planes<f32>,
     blocks: &[BlockGeometry],

@@ -63,7 +63,7 @@
 use rayon::prelude::*;
 use wavelane_core::bpc::{reconstruct_magnitude, COEFFICIENT_BITS};
 
-use super::BlockDistortion;
+use super::block::BlockDistortion;
 use crate::codec::codeblocks::BlockGeometry;
 use crate::codec::header::Header;
 use crate::codec::planes::Planes;
@@ -132,7 +132,10 @@ impl BlockSums {
     /// The significance and refinement `(A, B)` of bitplane `k`.
     pub fn plane(&self, k: usize) -> [(i128, i128); 2] {
         let at = 1 + 4 * k;
-        [(self.0[at], self.0[at + 1]), (self.0[at + 2], self.0[at + 3])]
+        [
+            (self.0[at], self.0[at + 1]),
+            (self.0[at + 2], self.0[at + 3]),
+        ]
     }
 
     /// The block's real-valued decreases at step `q16` with its lowest

@@ -36,7 +36,7 @@ fn exact(data: &[i32], q16: u64, k: u8) -> (Vec<i128>, Vec<i128>, i128) {
     let half = quant::half_bin(q16, k);
     let (mut sig, mut refine, mut energy) = (vec![], vec![], 0i128);
     for &c in data {
-        let x = 2 * (c.unsigned_abs() as i128) << 16;
+        let x = (2 * c.unsigned_abs() as i128) << 16;
         energy += x * x;
         let v = index_magnitude(c, q16) >> k;
         if v == 0 {
@@ -53,8 +53,8 @@ fn exact(data: &[i32], q16: u64, k: u8) -> (Vec<i128>, Vec<i128>, i128) {
         };
         let err = |j: usize| (x - q(j)) * (x - q(j));
         sig[top] += x * x - err(top);
-        for j in 0..top {
-            refine[j] += err(j + 1) - err(j);
+        for (j, r) in refine.iter_mut().enumerate().take(top) {
+            *r += err(j + 1) - err(j);
         }
     }
     (sig, refine, energy)
@@ -78,7 +78,8 @@ fn plain_f64(data: &[i32], q16: u64, k: u8) -> BlockDistortion {
             out.significance.resize(top + 1, 0.0);
             out.refinement.resize(top + 1, 0.0);
         }
-        let recon = |j: u8| reconstruct_magnitude(v, j) as f64 + if j == 0 && half { 0.5 } else { 0.0 };
+        let recon =
+            |j: u8| reconstruct_magnitude(v, j) as f64 + if j == 0 && half { 0.5 } else { 0.0 };
         let err = |j: u8| (real - recon(j)).powi(2);
         out.significance[top] += real * real - err(top as u8);
         for j in 0..top as u8 {
@@ -103,7 +104,11 @@ fn integer_sums_give_the_exact_decreases() {
         };
         let big = 1 << rng.random_range(4..20);
         let data = coefficients(&mut rng, n, big);
-        let k = if case % 3 == 0 { 0 } else { rng.random_range(0..5) };
+        let k = if case % 3 == 0 {
+            0
+        } else {
+            rng.random_range(0..5)
+        };
         let got = sums_of(&data, q16).distortion(q16, k);
         let (sig, refine, energy) = exact(&data, q16, k);
         let den = ((2 * q16 as u128) << k).pow(2) as f64;
@@ -114,15 +119,29 @@ fn integer_sums_give_the_exact_decreases() {
         assert!(close(got.energy, energy as f64 / den), "{what}: energy");
         for j in 0..sig.len() {
             let (s, r) = (sig[j] as f64 / den, refine[j] as f64 / den);
-            assert!(close(got.significance[j], s), "{what}: significance {j}: {} vs {s}", got.significance[j]);
-            assert!(close(got.refinement[j], r), "{what}: refinement {j}: {} vs {r}", got.refinement[j]);
+            assert!(
+                close(got.significance[j], s),
+                "{what}: significance {j}: {} vs {s}",
+                got.significance[j]
+            );
+            assert!(
+                close(got.refinement[j], r),
+                "{what}: refinement {j}: {} vs {r}",
+                got.refinement[j]
+            );
         }
         let plain = plain_f64(&data, q16, k);
         let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * scale;
         assert!(near(got.energy, plain.energy), "{what}: f64 energy");
         for j in 0..sig.len() {
-            assert!(near(got.significance[j], plain.significance[j]), "{what}: f64 significance {j}");
-            assert!(near(got.refinement[j], plain.refinement[j]), "{what}: f64 refinement {j}");
+            assert!(
+                near(got.significance[j], plain.significance[j]),
+                "{what}: f64 significance {j}"
+            );
+            assert!(
+                near(got.refinement[j], plain.refinement[j]),
+                "{what}: f64 refinement {j}"
+            );
         }
     }
 }
@@ -133,7 +152,16 @@ fn integer_sums_give_the_exact_decreases() {
 #[test]
 fn integer_sums_are_order_independent_at_the_extremes() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
-    let extremes = [i32::MIN, i32::MIN + 1, i32::MAX, 1 << 28, -(1 << 27), 1, -1, 0];
+    let extremes = [
+        i32::MIN,
+        i32::MIN + 1,
+        i32::MAX,
+        1 << 28,
+        -(1 << 27),
+        1,
+        -1,
+        0,
+    ];
     for q16 in [1, 2, 3, UNIT_STEP, (4095u64 << 20) - 1, 1 << 31] {
         let mut data: Vec<i32> = (0..64 * 256)
             .map(|i| match i % 2 {
@@ -161,7 +189,8 @@ fn integer_sums_are_order_independent_at_the_extremes() {
                 continue;
             }
             let top = (31 - v.leading_zeros()) as usize;
-            let r = |j: usize| 2 * reconstruct_magnitude(v, j as u8) as i128 + (j == 0 && half) as i128;
+            let r =
+                |j: usize| 2 * reconstruct_magnitude(v, j as u8) as i128 + (j == 0 && half) as i128;
             wide[1 + 4 * top] += r(top) * s;
             wide[2 + 4 * top] += r(top) * r(top);
             for j in 0..top {

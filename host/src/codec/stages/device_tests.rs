@@ -273,9 +273,15 @@ fn gpu_distortion_sums_equal_the_host_sums_at_the_extremes() {
             .collect();
         let planes = upload(&gpu, &data, w * h, comps).unwrap();
         let blocks = codeblocks(w, h, comps, 0, 256);
-        assert!(blocks.iter().any(|b| b.rect.width * b.rect.height == 64 * 256));
+        assert!(blocks
+            .iter()
+            .any(|b| b.rect.width * b.rect.height == 64 * 256));
         let (_, sums) = quantize(&planes, &header, &blocks, true).unwrap();
-        let want = block_sums(&header, &crate::codec::planes::Planes::new(data, w * h), &blocks);
+        let want = block_sums(
+            &header,
+            &crate::codec::planes::Planes::new(data, w * h),
+            &blocks,
+        );
         let sums = sums.expect("sums asked for");
         assert_eq!(sums.len(), blocks.len());
         for (i, (got, want)) in sums.iter().zip(&want).enumerate() {
@@ -283,7 +289,8 @@ fn gpu_distortion_sums_equal_the_host_sums_at_the_extremes() {
         }
         // The sums reach past 64 bits, where a 64-bit sum would wrap.
         assert!(
-            want.iter().any(|s| s.0.iter().any(|v| v.unsigned_abs() >= 1 << 64)),
+            want.iter()
+                .any(|s| s.0.iter().any(|v| v.unsigned_abs() >= 1 << 64)),
             "round {round}: no sum past 64 bits"
         );
     }

@@ -243,7 +243,8 @@ fn host_quantize(
                         for x in span {
                             let q = quant::quantize_i32(src[x], q16);
                             let e = src[x] as i64 - quant::dequantize_i32(q, 0, q16, half) as i64;
-                            err = err.saturating_add(e.unsigned_abs().saturating_mul(e.unsigned_abs()));
+                            err = err
+                                .saturating_add(e.unsigned_abs().saturating_mul(e.unsigned_abs()));
                             dst[x] = q;
                         }
                         errors.push(err);
