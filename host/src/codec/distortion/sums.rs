@@ -167,6 +167,7 @@ impl BlockSums {
     /// The sums as the device writes them: four little-endian 32-bit words
     /// a sum, the low 64 bits then the high 64 bits of a two's-complement
     /// 128-bit integer.
+    #[cfg(any(feature = "gpu", test))]
     pub fn from_words(words: &[u32]) -> BlockSums {
         let mut out = BlockSums::default();
         for (sum, w) in out.0.iter_mut().zip(words.chunks_exact(4)) {
