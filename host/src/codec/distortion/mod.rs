@@ -37,9 +37,9 @@ use super::quant;
 use crate::bpc::CodeblockBatch;
 
 pub(crate) use block::BlockDistortion;
-pub(crate) use sums::{block_sums, BlockSums};
 #[cfg(feature = "gpu")]
 pub(crate) use sums::SUMS;
+pub(crate) use sums::{block_sums, BlockSums};
 
 /// What the quantize stage hands on for the real-valued decreases of a
 /// `--bpp` or `--psnr` encode.
