@@ -43,9 +43,10 @@ fn random_image(
 }
 
 /// Options for case `kind`: lossless 5/3, lossy fixed-point 9/7 at a rate,
-/// lossy 5/3 with every pass, lossy fixed-point 9/7 in layers, and (with
-/// three or more components) the colour transform the case's target would
-/// not pick by default.
+/// lossy 5/3 with every pass, lossy fixed-point 9/7 in layers, a PSNR
+/// target (fixed-point 9/7 or 5/3), the last two with or without early
+/// termination, and (with three or more components) the colour transform
+/// the case's target would not pick by default.
 fn options(rng: &mut TestRng, kind: u32, comps: usize) -> EncodeOptions {
     let mut o = match kind {
         0 => EncodeOptions::lossless(),
@@ -55,9 +56,15 @@ fn options(rng: &mut TestRng, kind: u32, comps: usize) -> EncodeOptions {
             wavelet: Some(Wavelet::Cdf53),
             ..EncodeOptions::default()
         },
-        _ => EncodeOptions {
+        3 => EncodeOptions {
             target: RateTarget::Bpp(3.0),
             layers: 3,
+            early_termination: rng.random_range(0..2) == 1,
+            ..EncodeOptions::default()
+        },
+        _ => EncodeOptions {
+            target: RateTarget::Psnr(rng.random_range(25.0..45.0)),
+            wavelet: [None, Some(Wavelet::Cdf53)][rng.random_range(0..2)],
             early_termination: rng.random_range(0..2) == 1,
             ..EncodeOptions::default()
         },
@@ -82,7 +89,7 @@ fn gpu_stages_write_the_cpu_files_and_decode_the_cpu_images() {
         let signed = rng.random_range(0..4) == 0;
         let (w, h) = (rng.random_range(1..=71), rng.random_range(1..=53));
         let image = random_image(rng, w, h, comps, bits, signed);
-        let kind = rng.random_range(0..4);
+        let kind = rng.random_range(0..5);
         let opts = options(rng, kind, comps);
         let cpu = codec::encode(&image, &opts, &Backend::Cpu);
         let on_gpu = codec::encode(&image, &opts, &gpu);
@@ -170,5 +177,42 @@ fn gpu_stages_give_hostile_files_the_cpu_results() {
                 }
             }
         }
+    });
+}
+
+/// A `--psnr` target with early termination reads the full-rate noise
+/// estimate (the target's distortion less the noise decides the shifts),
+/// which the GPU backend now takes from each block's exact error on the
+/// device: the files of both backends must still be the same, on images
+/// large enough to have blocks whose shifts that estimate moves.
+#[test]
+fn gpu_psnr_with_early_termination_writes_the_cpu_files() {
+    let gpu = Backend::Gpu(gpu());
+    for_random_cases("gpu psnr early termination", 4, |rng| {
+        let comps = 3;
+        let bits = [8, 12][rng.random_range(0..2)];
+        let (w, h) = (rng.random_range(150..=200), rng.random_range(120..=160));
+        // Smooth, with a little noise: its low bitplanes are not worth
+        // their bytes, so early termination drops some.
+        let max = (1i64 << bits) - 1;
+        let mut image = Image::from_fn(w, h, comps, bits, |x, y, c| {
+            let t = (x as f64 * 0.05 + c as f64).sin() * (y as f64 * 0.04).cos();
+            ((0.5 + 0.4 * t) * max as f64) as i32
+        });
+        for plane in image.planes.iter_mut() {
+            for v in plane.iter_mut() {
+                *v = (*v as i64 + rng.random_range(-2..=2)).clamp(0, max) as i32;
+            }
+        }
+        let opts = EncodeOptions {
+            target: RateTarget::Psnr(rng.random_range(24.0..29.0)),
+            early_termination: true,
+            ..EncodeOptions::default()
+        };
+        let cpu = codec::encode(&image, &opts, &Backend::Cpu).unwrap();
+        let on_gpu = codec::encode(&image, &opts, &gpu).unwrap();
+        let what = format!("{w}x{h}x{comps} {bits}-bit {opts:?}");
+        assert!(cpu.report.bitplanes_skipped > 0, "{what}: no shift");
+        assert_same(&format!("file of {what}"), &cpu.bytes, &on_gpu.bytes);
     });
 }

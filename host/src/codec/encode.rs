@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use super::codeblocks::{codeblocks, BlockGeometry};
-use super::distortion::{self, BlockDistortion};
+use super::distortion::{self, BlockDistortion, Real};
 use super::early;
 use super::error::CodecError;
 use super::format::wavelet_name;
@@ -17,7 +17,6 @@ use super::image::Image;
 use super::index::BlockIndex;
 use super::options::{EncodeOptions, RateTarget, TableChoice};
 use super::plan::{self, plan, Plan};
-use super::planes::Coefficients;
 use super::points::{rate_points, RatePoints};
 use super::psnr_search;
 use super::rate::{Allocation, LayerTarget};
@@ -121,7 +120,7 @@ fn encode_at_step(
         lossless,
         blocks,
         mut formed,
-        coefficients,
+        real,
         noise,
     } = front;
     let t = clock.start();
@@ -135,8 +134,9 @@ fn encode_at_step(
     )?;
     // Rate decisions need the real-valued decreases (see `distortion`);
     // lossless and full-rate files include everything anyway.
-    let real = match coefficients {
-        Some(c) => Some(distortion::block_distortions(
+    let real = match real {
+        Some(Real::Sums(sums)) => Some(distortion::from_sums(&header, &sums, &blocks, &shifts)),
+        Some(Real::Float(c)) => Some(distortion::float_distortions(
             &header,
             &c,
             &blocks,
@@ -183,15 +183,16 @@ fn encode_at_step(
 }
 
 /// The encoder's front half: checked parameters, codeblocks, their
-/// quantization indices where they lie, the transform coefficients and
-/// the full-rate quantization noise estimate.
+/// quantization indices where they lie, what the real-valued distortions
+/// need and the full-rate quantization noise estimate.
 struct Front {
     header: Header,
     lossless: bool,
     blocks: Vec<BlockGeometry>,
     formed: Formed,
-    /// The coefficients where rate control needs them (`--bpp`, `--psnr`).
-    coefficients: Option<Coefficients>,
+    /// What the real-valued distortions need, where rate control needs
+    /// them (`--bpp`, `--psnr`).
+    real: Option<Real>,
     noise: f64,
 }
 
@@ -219,15 +220,14 @@ fn front(
     seconds.transform += clock.stop(t, "dwt");
     let t = clock.start();
     let blocks = codeblocks(w, h, comps, levels, header.codeblock_height as usize);
-    // Rate decisions need the real-valued coefficients (see `distortion`).
-    let keep = matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_));
+    // Rate decisions need the real-valued decreases (see `distortion`).
+    let wants_real = matches!(options.target, RateTarget::Bpp(_) | RateTarget::Psnr(_));
     let Quantized {
         indices,
-        host_indices,
         noise,
-        coefficients,
-    } = stages::quantize::quantize(backend, &header, coefficients, &blocks, keep)?;
-    let mut formed = stages::codeblocks::form(backend, &header, &blocks, indices, host_indices)?;
+        real,
+    } = stages::quantize::quantize(backend, &header, coefficients, &blocks, wants_real)?;
+    let mut formed = stages::codeblocks::form(backend, &header, &blocks, indices)?;
     let sample = match options.tables {
         TableChoice::Trained => Some(1),
         TableChoice::Default if lossless => Some(table_fit::lossless_fit_sample(w * h * comps)),
@@ -243,7 +243,7 @@ fn front(
         lossless,
         blocks,
         formed,
-        coefficients,
+        real,
         noise,
     })
 }

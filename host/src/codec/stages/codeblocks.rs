@@ -122,19 +122,16 @@ fn nowhere() -> CodecError {
     ))
 }
 
-/// The blocks `blocks` over the full-size index planes `indices`; `host`
-/// is the host's copy of device-resident indices where the quantize stage
-/// made one. Forming them moves no coefficient.
+/// The blocks `blocks` over the full-size index planes `indices`, where
+/// they are. Forming them moves no coefficient (unless the device cannot
+/// bind the planes for the coder: then they come down once).
 pub(crate) fn form(
     backend: &Backend,
     header: &Header,
     blocks: &[BlockGeometry],
     indices: Resident<Vec<i32>>,
-    host: Option<Vec<i32>>,
 ) -> Result<Formed, CodecError> {
     let _ = backend; // the planes' residence decides
-    #[cfg(not(feature = "gpu"))]
-    let _ = host;
     let (w, h) = (header.width as usize, header.height as usize);
     let descs = descriptors(blocks, w, h);
     let batch = |coefficients, blocks: &[BlockDesc]| CodeblockBatch {
@@ -150,15 +147,14 @@ pub(crate) fn form(
         }),
         #[cfg(feature = "gpu")]
         Resident::Device(planes) => {
-            let host = host.map(|h| batch(h, &descs));
             let mut formed = Formed {
-                host,
+                host: None,
                 device: None,
                 descs,
             };
             if super::resident::bindable(&planes.gpu, planes.len, planes.comps) {
                 formed.device = Some(super::resident::DeviceBlocks::new(planes, blocks, w));
-            } else if formed.host.is_none() {
+            } else {
                 let data = super::device::download(&planes).map_err(super::device::gpu_err)?;
                 formed.host = Some(batch(data, &formed.descs));
             }

@@ -4,7 +4,9 @@
 //! image: level shift and colour transform (`shaders/codec/colour_forward.comp`,
 //! `colour_inverse.glsl`), the DWT (`shaders/dwt/`, through [`GpuDwt`]),
 //! quantization and dequantization (`shaders/codec/quantize.comp`,
-//! `dequantize.comp`). Each shader mirrors the host function its stage
+//! `dequantize.comp`), with the exact sums of rate control's real-valued
+//! distortions read from the coefficients beside quantization
+//! (`distortion.comp`, `codec::distortion`). Each shader mirrors the host function its stage
 //! runs on the CPU backend, so the files and images are the same
 //! (tests/tests/codec_gpu_stages.rs).
 //!
@@ -23,6 +25,7 @@ use super::samples::{self, sample_bytes};
 use crate::backend::gpu::Dispatch;
 use crate::backend::{Gpu, GpuError};
 use crate::codec::codeblocks::BlockGeometry;
+use crate::codec::distortion::{BlockSums, SUMS};
 use crate::codec::error::CodecError;
 use crate::codec::format::ColourTransform;
 use crate::codec::header::Header;
@@ -226,21 +229,33 @@ fn block_words(b: &BlockGeometry, stride: usize, q16: u64, shift: u32, slot: u32
 }
 
 /// Runs `shader` on every plane over its blocks: `words` holds the blocks
-/// of plane 0, then plane 1, ... (`starts[c]..starts[c + 1]`); `extra`
-/// buffers follow the blocks' binding.
+/// of plane 0, then plane 1, ... (`starts[c]..starts[c + 1]`).
 fn per_block(
     planes: &DevicePlanes,
     shader: &'static crate::shaders::Shader,
     words: &[u32],
     starts: &[usize],
-    errors: Option<&Subbuffer<[u32]>>,
 ) -> Result<(), GpuError> {
     if words.is_empty() {
         return Ok(());
     }
-    let gpu = &planes.gpu;
     // Eight words a block: the shaders' `Block` (std430, 32 bytes).
-    let blocks = gpu.upload(words)?;
+    let blocks = planes.gpu.upload(words)?;
+    let dispatches = block_dispatches(planes, shader, &blocks, starts, None);
+    planes.gpu.run(&dispatches).map(|_| ())
+}
+
+/// The dispatches of [`per_block`] over blocks already uploaded, one per
+/// plane with blocks; `out = (buffer, words)`, where given, is bound after
+/// the blocks, with its length in elements of `words` u32 words (the
+/// shader's `uvec2` or `uvec4`) as the last push constant.
+fn block_dispatches(
+    planes: &DevicePlanes,
+    shader: &'static crate::shaders::Shader,
+    blocks: &Subbuffer<[u32]>,
+    starts: &[usize],
+    out: Option<(&Subbuffer<[u32]>, u64)>,
+) -> Vec<Dispatch> {
     let mut dispatches = Vec::new();
     for (c, plane) in planes.planes().iter().enumerate() {
         let (first, count) = (starts[c], starts[c + 1] - starts[c]);
@@ -249,15 +264,15 @@ fn per_block(
         }
         let mut d = Dispatch::new(shader, [groups(count, 1), 1, 1])
             .buffer(plane)
-            .buffer(&blocks);
+            .buffer(blocks);
         let mut push = vec![first as u32, count as u32, planes.len as u32];
-        if let Some(e) = errors {
+        if let Some((e, words)) = out {
             d = d.buffer(e);
-            push.push((e.len() / 2) as u32);
+            push.push((e.len() / words) as u32);
         }
         dispatches.push(d.push(&push));
     }
-    gpu.run(&dispatches).map(|_| ())
+    dispatches
 }
 
 /// Block words sorted by component and each component's first block.
@@ -280,28 +295,77 @@ fn by_component(
     (words, starts)
 }
 
+/// Whether the distortion sums of `blocks` blocks fit one storage
+/// binding (the shader writes them into one buffer).
+pub(crate) fn sums_fit(gpu: &Gpu, blocks: usize) -> bool {
+    let bytes = blocks as u64 * SUMS as u64 * 16;
+    bytes <= gpu.info().max_storage_buffer_range as u64 && bytes / 4 < u32::MAX as u64
+}
+
 /// Quantizes the coefficient planes in place into the index array
 /// (`stages::quantize` on the host); returns each block's squared error at
-/// full rate, in coefficient units (saturating at `u64::MAX`).
+/// full rate, in coefficient units (saturating at `u64::MAX`), and with
+/// `sums` (where [`sums_fit`]) every block's distortion sums
+/// (`shaders/codec/distortion.comp`), read from the coefficients before
+/// they become indices: one submission, the sums' dispatches first.
 pub(crate) fn quantize(
     planes: &DevicePlanes,
     header: &Header,
     blocks: &[BlockGeometry],
-) -> Result<Vec<u64>, GpuError> {
+    sums: bool,
+) -> Result<(Vec<u64>, Option<Vec<BlockSums>>), GpuError> {
+    let gpu = &planes.gpu;
     let stride = header.width as usize;
     let (words, starts) = by_component(planes, blocks, |i, b| {
         let q16 = header.step(b.component as usize, b.band as usize).q16();
         block_words(b, stride, q16, 0, i as u32)
     });
+    if words.is_empty() {
+        return Ok((Vec::new(), sums.then(Vec::new)));
+    }
+    // Eight words a block: the shaders' `Block` (std430, 32 bytes).
+    let block_buf = gpu.upload(&words)?;
     // Two words (lo, hi) a block: the shader's `uvec2`.
-    let errors = planes.gpu.uninit::<u32>(2 * blocks.len() as u64)?;
-    per_block(planes, &shaders::QUANTIZE, &words, &starts, Some(&errors))?;
-    let errors = planes.gpu.download(&errors)?;
-    Ok(errors
+    let errors = gpu.uninit::<u32>(2 * blocks.len() as u64)?;
+    let sums_buf = match sums {
+        true => Some(gpu.uninit::<u32>(4 * (SUMS * blocks.len()) as u64)?),
+        false => None,
+    };
+    let mut dispatches = Vec::new();
+    if let Some(s) = &sums_buf {
+        dispatches.extend(block_dispatches(
+            planes,
+            &shaders::DISTORTION,
+            &block_buf,
+            &starts,
+            Some((s, 4)),
+        ));
+    }
+    dispatches.extend(block_dispatches(
+        planes,
+        &shaders::QUANTIZE,
+        &block_buf,
+        &starts,
+        Some((&errors, 2)),
+    ));
+    gpu.run(&dispatches)?;
+    let errors = gpu.download(&errors)?;
+    let errors = errors
         .chunks_exact(2)
         .take(blocks.len())
         .map(|e| ((e[1] as u64) << 32) | e[0] as u64)
-        .collect())
+        .collect();
+    let sums = match sums_buf {
+        Some(s) => Some(
+            gpu.download(&s)?
+                .chunks_exact(4 * SUMS)
+                .take(blocks.len())
+                .map(BlockSums::from_words)
+                .collect(),
+        ),
+        None => None,
+    };
+    Ok((errors, sums))
 }
 
 /// One decoded block's reconstruction rule (`stages::quantize`'s `Rule`).
@@ -327,7 +391,7 @@ pub(crate) fn dequantize(
         let flags = r.shift as u32 | ((r.half as u32) << 8) | ((skip as u32) << 9);
         block_words(b, width, r.q16, flags, i as u32)
     });
-    per_block(planes, &shaders::DEQUANTIZE, &words, &starts, None)
+    per_block(planes, &shaders::DEQUANTIZE, &words, &starts)
 }
 
 /// The decoder's last stage: gain, inverse colour transform, shift out,

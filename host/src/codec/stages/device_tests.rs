@@ -13,6 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use super::*;
 use crate::backend::Backend;
 use crate::codec::codeblocks::codeblocks;
+use crate::codec::distortion::{block_sums, Real};
 use crate::codec::image::Image;
 use crate::codec::options::{EncodeOptions, RateTarget};
 use crate::codec::plan::{plan, Plan};
@@ -54,8 +55,8 @@ fn device<H>(r: Resident<H>) -> DevicePlanes {
 }
 
 /// Colour, DWT and quantization on the device give the host stages'
-/// planes, indices and (to rounding) noise, for both integer wavelets,
-/// every colour transform, 1..=16 bits and odd sizes.
+/// planes, indices, noise and (lossy targets) distortion sums, for both
+/// integer wavelets, every colour transform, 1..=16 bits and odd sizes.
 #[test]
 fn gpu_front_end_stages_equal_the_host_stages() {
     let gpu = gpu();
@@ -121,37 +122,36 @@ fn gpu_front_end_stages_equal_the_host_stages() {
         );
 
         let blocks = codeblocks(w, h, comps, levels, header.codeblock_height as usize);
+        let lossy = opts.target != RateTarget::Lossless;
         let cpu_q = quant_stage::quantize(
             &Backend::Cpu,
             &header,
             Resident::Host(cpu_coeffs),
             &blocks,
-            false,
+            lossy,
         )
         .unwrap();
-        let q = quant_stage::quantize(&on_gpu, &header, coeffs, &blocks, true).unwrap();
-        let Some(Coefficients::Int(kept)) = &q.coefficients else {
-            panic!("{what}: coefficients not kept")
-        };
-        assert_eq!(kept.data, cpu_int, "{what}: kept coefficients");
+        let q = quant_stage::quantize(&on_gpu, &header, coeffs, &blocks, lossy).unwrap();
+        // The real-valued distortions' sums, made on the device from the
+        // coefficients before they became indices: the host's exactly.
+        match (&q.real, &cpu_q.real) {
+            (Some(Real::Sums(g)), Some(Real::Sums(c))) => {
+                assert!(g == c, "{what}: distortion sums")
+            }
+            (None, None) => assert!(!lossy, "{what}: no sums"),
+            _ => panic!("{what}: the sums are not both integer sums"),
+        }
         let indices = download(&device(q.indices)).unwrap();
-        // The host's indices of the kept coefficients, which the stages
-        // that read indices on the host take instead of the device's.
-        assert!(
-            q.host_indices.as_ref() == Some(&indices),
-            "{what}: host indices"
-        );
         assert_eq!(indices, host(cpu_q.indices), "{what}: indices");
-        let tolerance = 1e-9 * cpu_q.noise.abs().max(1e-300);
-        assert!(
-            (q.noise - cpu_q.noise).abs() <= tolerance,
+        assert_eq!(
+            q.noise.to_bits(),
+            cpu_q.noise.to_bits(),
             "{what}: noise {} vs {}",
             q.noise,
             cpu_q.noise
         );
     }
 }
-
 /// Coefficients anywhere in i32 (i32::MIN included) and steps anywhere in
 /// the header's range: the quantization shader's indices and each block's
 /// squared error equal the host arithmetic's (u128 there).
@@ -195,7 +195,8 @@ fn gpu_quantize_matches_the_host_arithmetic_at_the_extremes() {
         header.levels as u32,
         header.codeblock_height as usize,
     );
-    let errors = quantize(&planes, &header, &blocks).unwrap();
+    let (errors, sums) = quantize(&planes, &header, &blocks, false).unwrap();
+    assert!(sums.is_none());
     let got = download(&planes).unwrap();
     for (i, b) in blocks.iter().enumerate() {
         let q16 = header.step(b.component as usize, b.band as usize).q16();
@@ -218,6 +219,79 @@ fn gpu_quantize_matches_the_host_arithmetic_at_the_extremes() {
             errors[i],
             err.min(u64::MAX as u128) as u64,
             "block {i} error"
+        );
+    }
+}
+
+/// The distortion sums at their edge: full 64x256 blocks of coefficients
+/// anywhere in i32 (i32::MIN, indices clamped at the unit step, the
+/// largest magnitudes a step leaves) and steps anywhere in the header's
+/// range, from the smallest (every index clamped to 2^28 - 1) to the
+/// largest: the shader's 128-bit sums equal the host's `i128` ones
+/// exactly, before the planes are quantized in the same submission.
+#[test]
+fn gpu_distortion_sums_equal_the_host_sums_at_the_extremes() {
+    let gpu = gpu();
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    let (w, h, comps) = (64 * 2 + 5, 256 + 7, 2);
+    let img = image(&mut rng, w, h, comps, 8, false);
+    // No DWT levels: one band a component, tiled by full 64x256 blocks.
+    let opts = EncodeOptions {
+        levels: Some(0),
+        ..EncodeOptions::bpp(1.0)
+    };
+    let Plan { mut header, .. } = plan(&img, &opts).unwrap();
+    assert_eq!(header.codeblock_height, 256);
+    let extremes = [
+        i32::MIN,
+        i32::MIN + 1,
+        i32::MAX,
+        i32::MAX - 1,
+        1 << 28,
+        -(1 << 28),
+        (1 << 28) - 1,
+        -1,
+        1,
+    ];
+    for round in 0..3 {
+        for list in header.steps.iter_mut() {
+            for s in list.iter_mut() {
+                *s = match (round, rng.random_range(0..4)) {
+                    (0, _) => crate::codec::header::QuantStep(0), // q16 = 1
+                    (1, _) => crate::codec::header::QuantStep(u16::MAX), // the largest
+                    (_, 0) => crate::codec::header::QuantStep::ONE,
+                    _ => crate::codec::header::QuantStep(rng.random_range(0..=u16::MAX)),
+                };
+            }
+        }
+        // Mostly extremes, so that the largest terms add up in one block.
+        let data: Vec<i32> = (0..w * h * comps)
+            .map(|_| match rng.random_range(0..4) {
+                0 => rng.random(),
+                _ => extremes[rng.random_range(0..extremes.len())],
+            })
+            .collect();
+        let planes = upload(&gpu, &data, w * h, comps).unwrap();
+        let blocks = codeblocks(w, h, comps, 0, 256);
+        assert!(blocks
+            .iter()
+            .any(|b| b.rect.width * b.rect.height == 64 * 256));
+        let (_, sums) = quantize(&planes, &header, &blocks, true).unwrap();
+        let want = block_sums(
+            &header,
+            &crate::codec::planes::Planes::new(data, w * h),
+            &blocks,
+        );
+        let sums = sums.expect("sums asked for");
+        assert_eq!(sums.len(), blocks.len());
+        for (i, (got, want)) in sums.iter().zip(&want).enumerate() {
+            assert!(got == want, "round {round}: block {i} ({:?})", blocks[i]);
+        }
+        // The sums reach past 64 bits, where a 64-bit sum would wrap.
+        assert!(
+            want.iter()
+                .any(|s| s.0.iter().any(|v| v.unsigned_abs() >= 1 << 64)),
+            "round {round}: no sum past 64 bits"
         );
     }
 }
@@ -357,12 +431,12 @@ fn gpu_symbol_counts_on_device_planes_equal_the_hosts_without_downloading_them()
         })
         .collect();
     let planes = upload(&gpu, &data, w * h, comps).unwrap();
-    let mut on_device = form(&backend, &header, &blocks, Resident::Device(planes), None).unwrap();
+    let mut on_device = form(&backend, &header, &blocks, Resident::Device(planes)).unwrap();
     assert!(
         on_device.device().is_some(),
         "the planes bind: the device route"
     );
-    let mut on_host = form(&Backend::Cpu, &header, &blocks, Resident::Host(data), None).unwrap();
+    let mut on_host = form(&Backend::Cpu, &header, &blocks, Resident::Host(data)).unwrap();
     let n = blocks.len();
     let selections = [
         (0..n)

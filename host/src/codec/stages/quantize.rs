@@ -10,6 +10,7 @@ use wavelane_core::dwt::Wavelet;
 
 use crate::backend::Backend;
 use crate::codec::codeblocks::BlockGeometry;
+use crate::codec::distortion::{self, Real};
 use crate::codec::error::CodecError;
 use crate::codec::header::Header;
 use crate::codec::planes::{Coefficients, Planes, Resident};
@@ -21,81 +22,91 @@ pub(crate) struct Quantized {
     /// Every coefficient's index, `components x width x height` (component
     /// planes back to back, Mallat layout), where the coefficients were.
     pub indices: Resident<Vec<i32>>,
-    /// The host's copy of indices kept on the device, where the host
-    /// needs them (with the coefficients, for rate decisions on real
-    /// values); `None` when `indices` are on the host.
-    pub host_indices: Option<Vec<i32>>,
     /// The squared error of a full-rate reconstruction, weighted like rate
     /// control's distortion.
     pub noise: f64,
-    /// The coefficients on the host, where they were asked to be kept.
-    pub coefficients: Option<Coefficients>,
+    /// What the real-valued distortions need, where they were asked for.
+    pub real: Option<Real>,
 }
 
-/// Quantizes `coefficients` with the header's steps, where they are;
-/// keeps the coefficients on the host if `keep` (rate decisions on real
-/// values need them: on the GPU backend that is a download of every plane,
-/// docs/codec.md "Backends"). Planes on the device are quantized there for
-/// the coder; with `keep`, the host also quantizes the coefficients it
-/// downloaded, the same arithmetic giving the same indices, for the stages
-/// that read indices on the host (distortions, early termination, the
-/// lossy table fit), so that the index planes never come down.
+/// Quantizes `coefficients` with the header's steps, where they are. With
+/// `real` (rate decisions on real values: `--bpp`, `--psnr`), also what
+/// the real-valued distortions need ([`distortion`]): integer
+/// coefficients' exact sums, made where the coefficients are (on the
+/// device beside quantization, so that nothing plane-sized comes down;
+/// docs/codec.md "Backends"), or the float 9/7's coefficients.
 pub(crate) fn quantize(
     backend: &Backend,
     header: &Header,
     coefficients: Resident<Coefficients>,
     blocks: &[BlockGeometry],
-    keep: bool,
+    real: bool,
 ) -> Result<Quantized, CodecError> {
     let _ = backend; // the planes' residence decides
     match coefficients {
         Resident::Host(c) => {
-            let (indices, noise, coefficients) = host_quantize(header, c, blocks, keep);
+            let sums = match (&c, real) {
+                (Coefficients::Int(p), true) => Some(distortion::block_sums(header, p, blocks)),
+                _ => None,
+            };
+            let keep = real && sums.is_none();
+            let (indices, noise, kept) = host_quantize(header, c, blocks, keep);
+            let real = match (sums, kept) {
+                (Some(s), _) => Some(Real::Sums(s)),
+                (None, Some(Coefficients::Float(p))) => Some(Real::Float(p)),
+                _ => None,
+            };
             Ok(Quantized {
                 indices: Resident::Host(indices),
-                host_indices: None,
                 noise,
-                coefficients,
+                real,
             })
         }
         #[cfg(feature = "gpu")]
         Resident::Device(planes) => {
             use super::device;
-            let host = if keep {
+            let on_device = real && device::sums_fit(&planes.gpu, blocks.len());
+            let host_sums = if real && !on_device {
+                log::debug!(
+                    "the distortion sums of {} codeblocks exceed one storage binding: \
+                     the coefficients come down for them",
+                    blocks.len()
+                );
                 let data = device::download(&planes).map_err(device::gpu_err)?;
-                let c = Coefficients::Int(Planes::new(data, planes.len));
-                Some(host_quantize(header, c, blocks, true))
+                Some(distortion::block_sums(
+                    header,
+                    &Planes::new(data, planes.len),
+                    blocks,
+                ))
             } else {
                 None
             };
-            let errors = device::quantize(&planes, header, blocks).map_err(device::gpu_err)?;
-            Ok(match host {
-                // The host's noise is the CPU backend's, summed in its order.
-                Some((indices, noise, coefficients)) => Quantized {
-                    indices: Resident::Device(planes),
-                    host_indices: Some(indices),
-                    noise,
-                    coefficients,
-                },
-                None => Quantized {
-                    indices: Resident::Device(planes),
-                    host_indices: None,
-                    // The host's noise (`host_quantize`) from each block's
-                    // exact squared error: the same sum, added in another
-                    // order.
-                    noise: blocks
-                        .iter()
-                        .zip(errors)
-                        .map(|(b, e)| {
-                            let step = header.step(b.component as usize, b.band as usize).value();
-                            e as f64 * block_weight(header, b) / (step * step)
-                        })
-                        .sum(),
-                    coefficients: None,
-                },
+            let (errors, sums) =
+                device::quantize(&planes, header, blocks, on_device).map_err(device::gpu_err)?;
+            Ok(Quantized {
+                indices: Resident::Device(planes),
+                noise: block_noise(header, blocks, &errors, &weights(header, blocks)),
+                real: sums.or(host_sums).map(Real::Sums),
             })
         }
     }
+}
+
+/// The full-rate noise of integer coefficients from each block's exact
+/// squared error (saturating u64, the same on both backends), weighted and
+/// added in block order: one formula, so both backends get the same
+/// `f64`.
+/// `weights` are the blocks' `block_weight`s.
+fn block_noise(header: &Header, blocks: &[BlockGeometry], errors: &[u64], weights: &[f64]) -> f64 {
+    blocks
+        .iter()
+        .zip(errors)
+        .zip(weights)
+        .map(|((b, &e), &weight)| {
+            let step = header.step(b.component as usize, b.band as usize).value();
+            e as f64 * weight / (step * step)
+        })
+        .sum()
 }
 
 /// What the decoder knows of the blocks it decoded: their geometry, the
@@ -200,20 +211,22 @@ fn host_quantize(
     // reads the memoized subband energy through a global mutex, and an 8K
     // RGB image has 1.5 million (row, block) pairs, which on 16 threads
     // serialized on that lock (docs/perf/codec.md, "The quantize stage").
-    let weights: Vec<f64> = blocks.iter().map(|b| block_weight(header, b)).collect();
-    let noise: f64 = out
+    let weights = weights(header, blocks);
+    // Integer coefficients: each (row, block)'s exact squared error, added
+    // into each block's below (`block_noise`). f32 ones: the weighted
+    // noise of each row in f64.
+    let rows: Vec<(f64, Vec<u64>)> = out
         .par_chunks_mut(w)
         .enumerate()
         .map(|(row, dst)| {
             let (c, y) = (row / h, row % h);
             let mut noise = 0.0;
+            let mut errors = Vec::new();
             for &i in &by_row[row] {
                 let b = &blocks[i as usize];
                 let q16 = header.step(c, b.band as usize).q16();
                 let half = quant::half_bin(q16, 0);
-                let weight = weights[i as usize];
                 let span = b.rect.x..b.rect.x + b.rect.width;
-                let mut err = 0.0;
                 match &coefficients {
                     Coefficients::Int(p) if q16 == UNIT_STEP => {
                         // Lossless steps: the index is the coefficient and
@@ -222,37 +235,55 @@ fn host_quantize(
                         // of the general path is most of this stage's time.
                         let src = &p.plane(c)[y * w..(y + 1) * w];
                         dst[span.clone()].copy_from_slice(&src[span.clone()]);
-                        err = src[span].iter().filter(|&&v| v == i32::MIN).count() as f64;
+                        errors.push(src[span].iter().filter(|&&v| v == i32::MIN).count() as u64);
                     }
                     Coefficients::Int(p) => {
                         let src = &p.plane(c)[y * w..(y + 1) * w];
+                        let mut err = 0u64;
                         for x in span {
-                            let q = if q16 == UNIT_STEP {
-                                src[x]
-                            } else {
-                                quant::quantize_i32(src[x], q16)
-                            };
-                            let e = (src[x] - quant::dequantize_i32(q, 0, q16, half)) as f64;
-                            err += e * e;
+                            let q = quant::quantize_i32(src[x], q16);
+                            let e = src[x] as i64 - quant::dequantize_i32(q, 0, q16, half) as i64;
+                            err = err
+                                .saturating_add(e.unsigned_abs().saturating_mul(e.unsigned_abs()));
                             dst[x] = q;
                         }
+                        errors.push(err);
                     }
                     Coefficients::Float(p) => {
                         let src = &p.plane(c)[y * w..(y + 1) * w];
+                        let mut err = 0.0;
                         for x in span {
                             let q = quant::quantize_f32(src[x], q16);
                             let e = (src[x] - quant::dequantize_f32(q, 0, q16, half)) as f64;
                             err += e * e;
                             dst[x] = q;
                         }
+                        let weight = weights[i as usize];
+                        noise += err * weight / (header.step(c, b.band as usize).value().powi(2));
                     }
                 }
-                noise += err * weight / (header.step(c, b.band as usize).value().powi(2));
             }
-            noise
+            (noise, errors)
         })
-        .sum();
+        .collect();
+    let noise = match &coefficients {
+        Coefficients::Int(_) => {
+            let mut errors = vec![0u64; blocks.len()];
+            for (row, (_, row_errors)) in rows.iter().enumerate() {
+                for (&i, &e) in by_row[row].iter().zip(row_errors) {
+                    errors[i as usize] = errors[i as usize].saturating_add(e);
+                }
+            }
+            block_noise(header, blocks, &errors, &weights)
+        }
+        Coefficients::Float(_) => rows.iter().map(|(n, _)| n).sum(),
+    };
     (out, noise, keep.then_some(coefficients))
+}
+
+/// Every block's `block_weight`.
+fn weights(header: &Header, blocks: &[BlockGeometry]) -> Vec<f64> {
+    blocks.iter().map(|b| block_weight(header, b)).collect()
 }
 
 /// Whether a block's decode got into bitplane 0.

@@ -14,33 +14,68 @@
 //! refinement pass and (2-pass mode) one significance pass, which get the
 //! exact values; in 3-pass mode the SPP and the CP split the bitplane's
 //! significance decrease in proportion to their index-domain records.
+//!
+//! Integer coefficients (the 5/3 and the fixed-point 9/7) get these
+//! decreases from exact integer sums ([`sums`]: why that is possible, and
+//! the one formula that turns them into `f64`), which the GPU backend
+//! computes on the device beside quantization (`shaders/codec/distortion.comp`)
+//! so that the coefficients never come down, and the CPU backend on the
+//! host: both give the same integers whatever the order of summation, and
+//! so the same file. The float 9/7's coefficients are real already; its
+//! decreases are summed in `f64` on the host ([`float_distortions`]).
+
+mod block;
+mod sums;
 
 use rayon::prelude::*;
 use wavelane_core::bpc::{reconstruct_magnitude, PassKind, PassRecord};
 
 use super::codeblocks::BlockGeometry;
 use super::header::Header;
-use super::planes::Coefficients;
+use super::planes::Planes;
 use super::quant;
 use crate::bpc::CodeblockBatch;
 
-/// One block's real-valued decreases per bitplane (in squared steps of
-/// the block's effective step `Δ · 2^shift`).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct BlockDistortion {
-    /// Significance decrease of bitplane `j` at index `j`.
-    pub significance: Vec<f64>,
-    /// Refinement decrease of bitplane `j` at index `j`.
-    pub refinement: Vec<f64>,
-    /// `Σ (|c| / Δ)²`: the error with nothing decoded.
-    pub energy: f64,
+pub(crate) use block::BlockDistortion;
+#[cfg(feature = "gpu")]
+pub(crate) use sums::SUMS;
+pub(crate) use sums::{block_sums, BlockSums};
+
+/// What the quantize stage hands on for the real-valued decreases of a
+/// `--bpp` or `--psnr` encode.
+pub(crate) enum Real {
+    /// Every block's exact sums (integer coefficients), made where the
+    /// coefficients were: nothing plane-sized is left to read.
+    Sums(Vec<BlockSums>),
+    /// The float 9/7's coefficients, read with the indices on the host.
+    Float(Planes<f32>),
 }
 
-/// Real-valued per-bitplane decreases of every block. `indices` are the
-/// (shifted) indices the coder sees, laid out as in `batch`.
-pub(crate) fn block_distortions(
+/// Real-valued per-bitplane decreases of every block from its integer
+/// sums, each block's indices shifted right by `shifts[i]` bitplanes
+/// (early termination).
+pub(crate) fn from_sums(
     header: &Header,
-    coefficients: &Coefficients,
+    sums: &[BlockSums],
+    blocks: &[BlockGeometry],
+    shifts: &[u8],
+) -> Vec<BlockDistortion> {
+    sums.par_iter()
+        .zip(blocks)
+        .zip(shifts)
+        .map(|((s, b), &shift)| {
+            let q16 = header.step(b.component as usize, b.band as usize).q16();
+            s.distortion(q16, shift)
+        })
+        .collect()
+}
+
+/// The decreases of f32 coefficients, summed in `f64` block by block.
+/// `indices` are the (shifted) indices the coder sees, laid out as in
+/// `batch`.
+pub(crate) fn float_distortions(
+    header: &Header,
+    coefficients: &Planes<f32>,
     blocks: &[BlockGeometry],
     batch: &CodeblockBatch,
     shifts: &[u8],
@@ -59,17 +94,11 @@ pub(crate) fn block_distortions(
             let recon = |v: u32, j: u8| {
                 reconstruct_magnitude(v, j) as f64 + if j == 0 && half { 0.5 } else { 0.0 }
             };
+            let plane = coefficients.plane(b.component as usize);
             for y in 0..b.rect.height {
                 let row = (b.rect.y + y) * w + b.rect.x;
                 for x in 0..b.rect.width {
-                    let real = match coefficients {
-                        Coefficients::Int(p) => {
-                            p.plane(b.component as usize)[row + x].unsigned_abs() as f64
-                        }
-                        Coefficients::Float(p) => {
-                            p.plane(b.component as usize)[row + x].abs() as f64
-                        }
-                    } * scale;
+                    let real = plane[row + x].abs() as f64 * scale;
                     out.energy += real * real;
                     let v = batch.coefficients[d.offset + y * d.stride + x].unsigned_abs();
                     if v == 0 {
