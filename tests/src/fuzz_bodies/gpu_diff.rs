@@ -6,14 +6,19 @@
 //! First byte: which algorithm. 0 = prefix scan, 1 = 2-D 5/3, 2 = 2-D
 //! fixed-point 9/7, 3 = VLE compress (and GPU decompress of the CPU file),
 //! 4 = BPC-PaCo encode with the rate-control records and cut decreases,
-//! 5 = BPC-PaCo decode of the CPU's stream, truncated.
+//! 5 = BPC-PaCo decode of the CPU's stream, truncated, 6 = a whole `.wl`
+//! encode (any mode, wavelet 5/3 or fixed-point 9/7, 1..=4 components,
+//! 1..=16 bits, odd sizes) and its decode, 7 = the decode of that file
+//! after a byte of it was changed (the same image or the same error).
 
 use wavelane::backend::Backend;
 use wavelane::bpc::{cpu, gpu as bpc_gpu, BlockDesc, CodeblockBatch};
+use wavelane::codec::file::ReadOptions;
+use wavelane::codec::{self, DecodeOptions, EncodeOptions, Image, RateTarget};
 use wavelane::dwt::{forward_2d, inverse_2d};
 use wavelane::vle::{self, VleOptions};
 use wavelane_core::bpc::{DecodeLimits, Mode, ProbabilityTables, GROUPS};
-use wavelane_core::dwt::{max_levels, Cdf53, Fixed97, ImageLayout};
+use wavelane_core::dwt::{max_levels, Cdf53, Fixed97, ImageLayout, Wavelet};
 
 use super::input::{Input, SeedWriter};
 use crate::gpu;
@@ -24,13 +29,15 @@ const MAX_ELEMENTS: usize = 1 << 16;
 pub fn gpu_diff(data: &[u8]) {
     let mut inp = Input::new(data);
     let gpu = Backend::Gpu(gpu());
-    match inp.u8() % 6 {
+    match inp.u8() % 8 {
         0 => scan(&mut inp, &gpu),
         1 => dwt::<Cdf53>(&mut inp, &gpu),
         2 => dwt::<Fixed97>(&mut inp, &gpu),
         3 => vle_codec(&mut inp, &gpu),
         4 => bpc_encode(&mut inp, &gpu),
-        _ => bpc_decode(&mut inp, &gpu),
+        5 => bpc_decode(&mut inp, &gpu),
+        6 => wl_codec(&mut inp, &gpu, false),
+        _ => wl_codec(&mut inp, &gpu, true),
     }
 }
 
@@ -165,6 +172,88 @@ fn bpc_decode(inp: &mut Input<'_>, gpu: &Backend) {
     assert_eq!(decoded, on_cpu.1, "BPC decode summaries");
 }
 
+/// A small image and encode options from the input: size up to 48x40,
+/// 1..=4 components of 1..=16 bits, lossless, a byte target or a PSNR
+/// target, 5/3 or fixed-point 9/7 (the wavelets whose files are the same
+/// on every backend), 2 or 3 passes, 1..=3 layers.
+fn wl_case(inp: &mut Input<'_>) -> (Image, EncodeOptions) {
+    let width = inp.range(1, 48);
+    let height = inp.range(1, 40);
+    let comps = inp.range(1, 4);
+    let bits = inp.range(1, 16) as u8;
+    let target = match inp.u8() % 3 {
+        0 => RateTarget::Lossless,
+        1 => RateTarget::Bpp(0.25 + inp.range(0, 31) as f64 / 4.0),
+        _ => RateTarget::Psnr(20.0 + inp.range(0, 40) as f64),
+    };
+    let wavelet = match (target, inp.u8() % 2) {
+        (RateTarget::Lossless, _) | (_, 0) => Wavelet::Cdf53,
+        _ => Wavelet::Fixed97,
+    };
+    let passes = 2 + inp.range(0, 1) as u8;
+    let layers = match target {
+        RateTarget::Lossless => 1,
+        _ => inp.range(1, 3) as u8,
+    };
+    let span = 1u32 << bits;
+    let mut raw = words(inp.rest());
+    let samples: Vec<i32> = (0..width * height * comps)
+        .map(|_| (raw.next().unwrap_or(0) % span) as i32)
+        .collect();
+    let image = Image::from_fn(width, height, comps, bits, |x, y, c| {
+        samples[(c * height + y) * width + x]
+    });
+    let options = EncodeOptions {
+        target,
+        wavelet: Some(wavelet),
+        passes,
+        layers,
+        ..EncodeOptions::default()
+    };
+    (image, options)
+}
+
+/// A whole `.wl` encode on both backends gives the same file, and its
+/// decode on both the same image; with `damage`, a byte of the file is
+/// changed first (CRCs unchecked, so the change reaches the decoder) and
+/// both backends give the same image or both an error.
+fn wl_codec(inp: &mut Input<'_>, gpu: &Backend, damage: bool) {
+    let at = inp.u16() as usize;
+    let flip = inp.u8() | 1;
+    let (image, options) = wl_case(inp);
+    let on_cpu = codec::encode(&image, &options, &Backend::Cpu).expect("CPU encode");
+    let on_gpu = codec::encode(&image, &options, gpu).expect("GPU encode");
+    assert_eq!(on_gpu.bytes, on_cpu.bytes, ".wl file {options:?}");
+    let mut file = on_cpu.bytes;
+    if damage {
+        let at = at % file.len();
+        file[at] ^= flip;
+    }
+    let read = DecodeOptions {
+        read: ReadOptions {
+            max_samples: 1 << 16,
+            check_crc: !damage,
+        },
+        ..DecodeOptions::default()
+    };
+    let a = codec::decode(&file, &read, &Backend::Cpu);
+    let b = codec::decode(&file, &read, gpu);
+    match (a, b) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(b.image, a.image, "decoded image");
+            if options.target == RateTarget::Lossless && !damage {
+                assert_eq!(a.image, image, "lossless round trip");
+            }
+        }
+        (Err(_), Err(_)) => assert!(damage, "the decode of an intact file failed"),
+        (a, b) => panic!(
+            "CPU and GPU disagree: {:?} against {:?}",
+            a.map(|_| ()),
+            b.map(|_| ())
+        ),
+    }
+}
+
 /// Seeds: each algorithm on a few shapes.
 pub fn seeds() -> Vec<Vec<u8>> {
     let payload: Vec<u8> = (0..4000u32)
@@ -231,5 +320,24 @@ pub fn seeds() -> Vec<Vec<u8>> {
             .bytes(&bpc(1, &[(64, 8, 12), (5, 30, 3)]).finish())
             .finish(),
     );
+    // .wl files: (damage offset, flip, width - 1, height - 1, components -
+    // 1, bits - 1, target kind, rate, wavelet, passes - 2, layers - 1):
+    // lossless RGB, 1 bpp 3-pass 9/7 with 2 layers, PSNR gray 12-bit, and
+    // the damaged decode of a lossy and of a lossless file.
+    for (alg, case) in [
+        (6u8, [0u8, 0, 23, 16, 2, 7, 0, 0, 0, 0, 0]),
+        (6, [0, 0, 40, 30, 2, 7, 1, 3, 1, 1, 1]),
+        (6, [0, 0, 12, 20, 0, 11, 2, 15, 0, 0, 0]),
+        (7, [0, 90, 5, 31, 12, 0, 3, 1, 7, 1, 0]),
+        (7, [0, 200, 3, 17, 17, 3, 9, 0, 0, 0, 0]),
+    ] {
+        out.push(
+            SeedWriter::new()
+                .u8(alg)
+                .bytes(&case)
+                .bytes(&payload)
+                .finish(),
+        );
+    }
     out
 }
