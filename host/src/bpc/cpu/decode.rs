@@ -225,5 +225,8 @@ mod tests {
         assert!(block_rows(&like, &mut out).is_none());
         like.blocks = vec![desc(4, 4, 2, 3)];
         assert!(block_rows(&like, &mut out).is_none());
+        // An overlap of one column with room to spare after it.
+        like.blocks = vec![desc(1, 4, 2, 1), desc(0, 4, 2, 1)];
+        assert!(block_rows(&like, &mut out).is_none());
     }
 }
