@@ -17,7 +17,7 @@ use crate::bpc::LANES;
 /// lanes. The encoder makes the same split (`encode/sequential.rs`,
 /// `SPARSE_LANES`); the threshold here is measured in docs/perf/codec.md
 /// ("The CPU decoder's sparse phases").
-pub(super) const SPARSE_LANES: u32 = 5;
+pub(super) const SPARSE_LANES: u32 = 8;
 
 /// `(S * P) >> 7` as the multiply-high `(S * (P << 9)) >> 16` (equal for
 /// `S < 2^16`, `P < 2^7`, which the tables guarantee): one 16-bit vector
