@@ -150,3 +150,106 @@ impl<'a> CodeblockMut<'a> {
         }
     }
 }
+
+/// A writable codeblock given as its rows, each a slice of its own of
+/// `width` coefficients: the decoder output for a codeblock whose rows lie
+/// between other codeblocks' rows in a shared array (a subband of an
+/// image), where no strided slice is the codeblock's alone. The host
+/// decodes every codeblock of an image in parallel straight into the
+/// image's array this way ([`decode_phases_rows`](super::decode_phases_rows)).
+#[derive(Debug)]
+pub struct CodeblockRows<'r, 'a> {
+    rows: &'r mut [&'a mut [i32]],
+    width: usize,
+}
+
+impl<'r, 'a> CodeblockRows<'r, 'a> {
+    /// A view of `rows`; errors unless there are 1..=256 rows, all of one
+    /// length in 1..=64 ([`GeometryError::BadGeometry`]).
+    pub fn new(rows: &'r mut [&'a mut [i32]]) -> Result<Self, GeometryError> {
+        let width = rows.first().map_or(0, |r| r.len());
+        let ok = (1..=MAX_HEIGHT).contains(&rows.len())
+            && (1..=MAX_WIDTH).contains(&width)
+            && rows.iter().all(|r| r.len() == width);
+        if !ok {
+            return Err(GeometryError::BadGeometry);
+        }
+        Ok(CodeblockRows { rows, width })
+    }
+
+    /// Columns (1..=64).
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Rows (1..=256).
+    pub fn height(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+/// What a decoder writes: `height` rows of `width` coefficients, as a
+/// strided slice ([`CodeblockMut`]) or as separate rows
+/// ([`CodeblockRows`]).
+pub(crate) trait BlockOut {
+    fn width(&self) -> usize;
+    fn height(&self) -> usize;
+    /// Row `y` (`y < height`), `width` long.
+    fn row_mut(&mut self, y: usize) -> &mut [i32];
+    /// Sets every coefficient to 0.
+    fn clear(&mut self) {
+        for y in 0..self.height() {
+            self.row_mut(y).fill(0);
+        }
+    }
+}
+
+impl BlockOut for CodeblockMut<'_> {
+    fn width(&self) -> usize {
+        self.width
+    }
+    fn height(&self) -> usize {
+        self.height
+    }
+    #[inline]
+    fn row_mut(&mut self, y: usize) -> &mut [i32] {
+        CodeblockMut::row_mut(self, y)
+    }
+}
+
+impl BlockOut for CodeblockRows<'_, '_> {
+    fn width(&self) -> usize {
+        self.width
+    }
+    fn height(&self) -> usize {
+        self.rows.len()
+    }
+    #[inline]
+    fn row_mut(&mut self, y: usize) -> &mut [i32] {
+        &mut *self.rows[y]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_must_be_one_width_within_the_limits() {
+        let mut data = [0i32; 2 * 65];
+        let (a, b) = data.split_at_mut(65);
+        let mut rows = [&mut a[..3], &mut b[..3]];
+        assert_eq!(CodeblockRows::new(&mut rows).unwrap().height(), 2);
+        let mut rows = [&mut a[..3], &mut b[..4]];
+        assert_eq!(
+            CodeblockRows::new(&mut rows).unwrap_err(),
+            GeometryError::BadGeometry
+        );
+        let mut rows = [&mut a[..65]];
+        assert!(CodeblockRows::new(&mut rows).is_err());
+        let mut rows: [&mut [i32]; 0] = [];
+        assert!(CodeblockRows::new(&mut rows).is_err());
+        let mut empty = [&mut b[..0]];
+        assert!(CodeblockRows::new(&mut empty).is_err());
+    }
+}

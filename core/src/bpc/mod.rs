@@ -19,6 +19,9 @@
 //! - [`decode_phases`]: the canonical order with every phase of a step
 //!   decoded for all 32 lanes at once, in vectorizable loops; the host's
 //!   CPU decoder. It also takes a [`LaneMagnitudes`] (16 KiB for 64 rows).
+//!   [`decode_phases_rows`] writes a [`CodeblockRows`] instead (each row a
+//!   slice of its own), so that codeblocks sharing rows of one array decode
+//!   in parallel straight into it.
 //! - [`encode_plane_maps`]: 2-pass tables only, the model of
 //!   `shaders/bpc/encode_planes.glsl`: each bitplane rebuilds two lane-mask
 //!   maps from the magnitudes (its bits, and "significant before it")
@@ -76,14 +79,16 @@ mod state;
 #[cfg(test)]
 mod tests_hand;
 #[cfg(test)]
+mod tests_phases;
+#[cfg(test)]
 mod tests_plane_maps;
 #[cfg(test)]
 mod tests_prop;
 
-pub use block::{Codeblock, CodeblockMut};
+pub use block::{Codeblock, CodeblockMut, CodeblockRows};
 pub use coder::{reserve_slots, SlotReservation};
 pub use decode::lanes::decode_lanes;
-pub use decode::phases::{decode_phases, LaneMagnitudes};
+pub use decode::phases::{decode_phases, decode_phases_rows, LaneMagnitudes};
 pub use decode::sequential::decode_sequential;
 pub use encode::lanes::encode_lanes;
 pub use encode::observe::{SymbolClass, SymbolObserver, WithoutDistortion};

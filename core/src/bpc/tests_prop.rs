@@ -172,13 +172,13 @@ impl SymbolObserver for SlotsOnly {
     }
 }
 
-struct Stream {
+pub(super) struct Stream {
     enc: Encoded,
-    words: Vec<u16>,
+    pub words: Vec<u16>,
     records: Vec<PassRecord>,
 }
 
-fn encode_case(c: &Case) -> Stream {
+pub(super) fn encode_case(c: &Case) -> Stream {
     let block = Codeblock::new(&c.data, c.stride, c.width, c.height).unwrap();
     let params = CodingParams::new(&c.tables, c.group);
     let mut scratch = Scratch::<256>::new();
@@ -225,7 +225,7 @@ fn encode_case(c: &Case) -> Stream {
 /// The output buffer starts as the input with garbage in the codeblock:
 /// the decoder must overwrite all of the codeblock and none of the padding
 /// between rows.
-fn decode_case(c: &Case, s: &Stream, limits: DecodeLimits) -> (Vec<i32>, Decoded) {
+pub(super) fn decode_case(c: &Case, s: &Stream, limits: DecodeLimits) -> (Vec<i32>, Decoded) {
     let params = CodingParams::new(&c.tables, c.group);
     let mut scratch = Scratch::<256>::new();
     let mut garbage = c.data.clone();
@@ -272,6 +272,23 @@ fn decode_case(c: &Case, s: &Stream, limits: DecodeLimits) -> (Vec<i32>, Decoded
     )
     .unwrap();
     assert_eq!((da, &a), (db, &b), "phase decoder differs");
+    // Into separate rows, with magnitudes left over from elsewhere (the
+    // phase decoder does not clear them).
+    mags.fill(0x0bad_cafe);
+    let mut b = garbage.clone();
+    let mut rows: Vec<&mut [i32]> = b.chunks_mut(c.stride).map(|r| &mut r[..c.width]).collect();
+    let out = CodeblockRows::new(&mut rows).unwrap();
+    let db = decode_phases_rows(
+        &params,
+        s.enc.top_bitplane,
+        &s.words,
+        limits,
+        out,
+        &mut scratch,
+        &mut mags,
+    )
+    .unwrap();
+    assert_eq!((da, &a), (db, &b), "phase decoder into rows differs");
     (a, da)
 }
 
@@ -563,6 +580,13 @@ proptest! {
         let mut b = std::vec![0i32; c.data.len()];
         let out = CodeblockMut::new(&mut b, c.stride, c.width, c.height).unwrap();
         let rb = decode_phases(&params, Some(top), &s.words, DecodeLimits::ALL, out, &mut scratch, &mut mags);
+        prop_assert_eq!(ra, rb);
+        prop_assert_eq!(&a, &b);
+        mags.fill(0x0bad_cafe);
+        let mut b = std::vec![0i32; c.data.len()];
+        let mut rows: Vec<&mut [i32]> = b.chunks_mut(c.stride).map(|r| &mut r[..c.width]).collect();
+        let out = CodeblockRows::new(&mut rows).unwrap();
+        let rb = decode_phases_rows(&params, Some(top), &s.words, DecodeLimits::ALL, out, &mut scratch, &mut mags);
         prop_assert_eq!(ra, rb);
         prop_assert_eq!(a, b);
     }

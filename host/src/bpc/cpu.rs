@@ -4,11 +4,14 @@
 
 use rayon::prelude::*;
 use wavelane_core::bpc::{
-    self, codeword_bound, nonzero_count, symbol_count, BitPlanes, CodingParams, DecodeLimits,
-    Decoded, LaneMagnitudes, PassRecord, ProbabilityTables, Scratch, MAX_HEIGHT, MAX_PASSES,
+    self, codeword_bound, nonzero_count, symbol_count, BitPlanes, CodingParams, PassRecord,
+    ProbabilityTables, Scratch, MAX_HEIGHT, MAX_PASSES,
 };
 
 use super::{BpcError, CodeblockBatch, EncodedBatch};
+
+mod decode;
+pub use decode::{decode, decode_with_limits};
 
 /// Which core form codes each codeblock (both give the same bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -313,107 +316,4 @@ pub(crate) fn block_details(
             })
         })
         .collect()
-}
-
-/// What a thread reuses from one codeblock to the next while decoding.
-struct DecodeScratch {
-    state: BigScratch,
-    mags: Box<LaneMagnitudes<MAX_HEIGHT>>,
-}
-
-impl Default for DecodeScratch {
-    fn default() -> Self {
-        DecodeScratch {
-            state: scratch(),
-            mags: Box::new(LaneMagnitudes::new()),
-        }
-    }
-}
-
-thread_local! {
-    /// Each thread's [`DecodeScratch`], kept from one batch to the next.
-    static DECODE_SCRATCH: std::cell::RefCell<DecodeScratch> = Default::default();
-}
-
-crate::fastest! {
-    /// [`bpc::decode_phases`], compiled for the CPU (its 32-lane loops are
-    /// what the v3/v4 copies vectorize).
-    fn decode_phases(
-        params: &CodingParams<'_>,
-        top: Option<u8>,
-        words: &[u16],
-        limits: DecodeLimits,
-        out: bpc::CodeblockMut<'_>,
-        scratch: &mut DecodeScratch,
-    ) -> Result<Decoded, bpc::DecodeError> {
-        bpc::decode_phases(params, top, words, limits, out, &mut scratch.state, &mut scratch.mags)
-    }
-}
-
-/// Decodes `encoded` into an array laid out like `like.coefficients` (same
-/// length; coefficients outside the codeblocks are 0), keeping at most
-/// `max_codewords` codewords of every codeblock (`None`: all).
-pub fn decode(
-    like: &CodeblockBatch,
-    encoded: &EncodedBatch,
-    tables: &ProbabilityTables,
-    max_codewords: Option<usize>,
-    form: CoreForm,
-) -> Result<(Vec<i32>, Vec<Decoded>), BpcError> {
-    let limits = DecodeLimits::codewords(max_codewords.unwrap_or(usize::MAX));
-    decode_with_limits(like, encoded, tables, limits, form)
-}
-
-/// [`decode`] with every codeblock decoded within `limits` (codewords and
-/// passes; rate control truncates at pass boundaries).
-pub fn decode_with_limits(
-    like: &CodeblockBatch,
-    encoded: &EncodedBatch,
-    tables: &ProbabilityTables,
-    limits: DecodeLimits,
-    form: CoreForm,
-) -> Result<(Vec<i32>, Vec<Decoded>), BpcError> {
-    encoded.validate()?;
-    if encoded.len() != like.len() {
-        return Err(BpcError::Mismatch(format!(
-            "{} encoded codeblocks for {} codeblock descriptors",
-            encoded.len(),
-            like.len()
-        )));
-    }
-    like.validate()?;
-    // Each codeblock decodes into its own buffer; they are scattered into
-    // the output afterwards because codeblocks may interleave in the array.
-    let decoded: Vec<(Vec<i32>, Decoded)> = (0..like.len())
-        .into_par_iter()
-        .map(|i| {
-            let d = like.blocks[i];
-            let mut buf = vec![0i32; d.width * d.height];
-            let out = bpc::CodeblockMut::new(&mut buf, d.width, d.width, d.height)
-                .map_err(|source| BpcError::Geometry { block: i, source })?;
-            let params = CodingParams::new(tables, d.group);
-            let (top, words) = encoded.block(i);
-            let r = DECODE_SCRATCH.with_borrow_mut(|s| match form {
-                CoreForm::Sequential => decode_phases(&params, top, words, limits, out, s),
-                CoreForm::Lanes => {
-                    bpc::decode_lanes(&params, top, words, limits, out, &mut s.state, 32)
-                }
-            });
-            let summary = r.map_err(|source| BpcError::Decode { block: i, source })?;
-            Ok((buf, summary))
-        })
-        .collect::<Vec<Result<_, BpcError>>>()
-        .into_iter()
-        .collect::<Result<_, _>>()?;
-    let mut out = vec![0i32; like.coefficients.len()];
-    let mut summaries = Vec::with_capacity(decoded.len());
-    for (i, (buf, summary)) in decoded.into_iter().enumerate() {
-        let mut dst = like.block_mut(i, &mut out)?;
-        let w = dst.width();
-        for (y, row) in buf.chunks_exact(w).enumerate() {
-            dst.row_mut(y).copy_from_slice(row);
-        }
-        summaries.push(summary);
-    }
-    Ok((out, summaries))
 }

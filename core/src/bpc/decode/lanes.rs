@@ -37,7 +37,8 @@ pub fn decode_lanes<const ROWS: usize>(
     if reserve_slots(0, 0, subgroup_size).is_none() {
         return Err(DecodeError::BadSubgroupSize);
     }
-    let available = prepare_decode::<ROWS>(params, top, codewords, limits, &mut out)?;
+    let available = prepare_decode::<ROWS>(params, top, codewords, limits, out.height())?;
+    out.clear();
     let mode = params.mode();
     let Some(m) = top else {
         return finish(mode, None, 0, 0, available);

@@ -15,35 +15,37 @@
 //! but a value without a sign would be a guess.
 
 pub(super) mod lanes;
+mod phase_coders;
 pub(super) mod phases;
 pub(super) mod sequential;
 
 use super::lut::PlaneTables;
 use super::record::half_step;
 use super::{
-    pass_count, CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, PassKind,
-    PassSchedule, GROUPS, MAX_BITPLANE,
+    pass_count, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, PassKind, PassSchedule,
+    GROUPS, MAX_BITPLANE,
 };
 
-/// Checks the decoder inputs and clears the output; returns the number of
-/// codewords available.
+/// Checks the decoder inputs for an output of `height` rows; returns the
+/// number of codewords available. The caller clears the output after it
+/// (the sequential and lane forms before decoding; the phase form writes
+/// every coefficient at the end anyway).
 pub(crate) fn prepare_decode<const ROWS: usize>(
     params: &CodingParams<'_>,
     top: Option<u8>,
     codewords: &[u16],
     limits: DecodeLimits,
-    out: &mut CodeblockMut<'_>,
+    height: usize,
 ) -> Result<usize, DecodeError> {
     if params.group >= GROUPS {
         return Err(DecodeError::BadGroup);
     }
-    if out.height() > ROWS {
+    if height > ROWS {
         return Err(DecodeError::HeightExceedsScratch);
     }
     if let Some(m) = top.filter(|&m| m > MAX_BITPLANE) {
         return Err(DecodeError::BadTopBitplane(m));
     }
-    out.clear();
     Ok(codewords.len().min(limits.max_codewords))
 }
 
@@ -61,6 +63,12 @@ pub(crate) trait PassDecoder {
 /// Runs the passes of a block with top bitplane `m` in schedule order,
 /// up to `limits.max_passes` or until the codewords run out; returns the
 /// passes completed. The one pass loop of every decoder form.
+///
+/// Inlined, like the forms' pass methods, so that the whole decode lands
+/// in the copy the host's `fastest!` compiles per CPU level: out of line
+/// it is compiled once, for the baseline, and the phase decoder's vector
+/// loops with it (docs/perf/codec.md, "The CPU decoder's sparse phases").
+#[inline(always)]
 pub(crate) fn decode_passes(
     dec: &mut impl PassDecoder,
     params: &CodingParams<'_>,

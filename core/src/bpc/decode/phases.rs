@@ -23,17 +23,18 @@
 // does with gl_SubgroupInvocationID; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
+use super::phase_coders::{Coders, SPARSE_LANES};
 use super::{decode_passes, finish, prepare_decode, PassDecoder};
+use crate::bpc::block::BlockOut;
 use crate::bpc::context::{Neighbours, SignNeighbours};
 use crate::bpc::lut::PlaneTables;
 use crate::bpc::record::half_step;
-use crate::bpc::state::lanes;
-use crate::bpc::state::present_mask;
+use crate::bpc::state::{lanes, present_mask};
 use crate::bpc::{
-    CodeblockMut, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch, LANES,
+    CodeblockMut, CodeblockRows, CodingParams, DecodeError, DecodeLimits, Decoded, Mode, Scratch,
+    LANES,
 };
 
-/// Largest interval size, `2^W - 1`.
 /// Every coefficient's magnitude while a codeblock decodes, lane by lane:
 /// `mags[y][x][t]` is the coefficient of column `2t + x` in row `y`, so a
 /// step's 32 magnitudes are contiguous. `256 * ROWS` bytes
@@ -53,125 +54,17 @@ impl<const ROWS: usize> LaneMagnitudes<ROWS> {
     }
 }
 
+#[cfg(test)]
+impl<const ROWS: usize> LaneMagnitudes<ROWS> {
+    /// Every magnitude `v`: what earlier codeblocks could have left.
+    pub(crate) fn fill(&mut self, v: u32) {
+        self.mags = [[[v; LANES]; 2]; ROWS];
+    }
+}
+
 impl<const ROWS: usize> Default for LaneMagnitudes<ROWS> {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-/// `(S * P) >> 7` as the multiply-high `(S * (P << 9)) >> 16` (equal for
-/// `S < 2^16`, `P < 2^7`, which the tables guarantee): one 16-bit vector
-/// instruction per 16 lanes.
-#[inline(always)]
-fn split16(size: u16, p: u8) -> u16 {
-    let p = (p as u16) << (16 - crate::bpc::PROBABILITY_BITS);
-    ((size as u32 * p as u32) >> 16) as u16
-}
-
-/// The 32 lane decoders as 16-bit vectors. A lane keeps its codeword as
-/// `offset = word - L` (never negative: `L` only moves up to a bound the
-/// word reached) and its interval size `S`; `L + S <= 2^16 - 1` always, so
-/// both fit 16 bits and the comparison `word >= L + f` is `offset >= f`.
-struct Coders {
-    offset: [u16; LANES],
-    size: [u16; LANES],
-    /// Lanes whose interval is exhausted (`S = 0`, all at first): they take
-    /// a slot for their next symbol.
-    exhausted: u32,
-    /// Slots taken so far.
-    next: u32,
-}
-
-/// The outcome of one phase: the lanes that decoded, their symbols, and
-/// whether the stream ended in it.
-struct Phase {
-    decoded: u32,
-    symbols: u32,
-    stopped: bool,
-}
-
-impl Coders {
-    fn new() -> Self {
-        Coders {
-            offset: [0; LANES],
-            size: [0; LANES],
-            exhausted: u32::MAX,
-            next: 0,
-        }
-    }
-
-    /// The lanes in `visit` decode one symbol each, lane `t` with
-    /// probability `probs[t]`; the exhausted ones first take the next
-    /// codewords of `words` in lane order. Lanes from the first one whose
-    /// codeword is not in `words` on decode nothing (`stopped`).
-    #[inline(always)]
-    fn phase(&mut self, visit: u32, probs: &[u8; LANES], words: &[u16]) -> Phase {
-        let mut need = visit & self.exhausted;
-        let mut decoded = visit;
-        let mut fresh = [0u16; LANES];
-        if need != 0 {
-            let left = words.len() - self.next as usize;
-            if need.count_ones() as usize > left {
-                // Keep the lanes below the first requester without a
-                // codeword: drop the `left` lowest requesters, the lowest
-                // one remaining is that lane.
-                let mut beyond = need;
-                for _ in 0..left {
-                    beyond &= beyond - 1;
-                }
-                let below = (1u32 << beyond.trailing_zeros()) - 1;
-                decoded &= below;
-                need &= below;
-            }
-            let mut slot = self.next as usize;
-            for t in lanes(need) {
-                fresh[t] = words[slot];
-                slot += 1;
-            }
-            self.next = slot as u32;
-        }
-        let symbols = self.decode(decoded, need, &fresh, probs);
-        Phase {
-            decoded,
-            symbols,
-            stopped: decoded != visit,
-        }
-    }
-
-    /// Decode steps 1-3 for the lanes in `active`, those in `opening` (a
-    /// subset) loading `fresh[t]` first; returns the symbols as a lane
-    /// mask. Branch-free over the 32 lanes so that it vectorizes: lanes not
-    /// active compute garbage (wrapping) and keep their state.
-    #[inline(always)]
-    fn decode(
-        &mut self,
-        active: u32,
-        opening: u32,
-        fresh: &[u16; LANES],
-        probs: &[u8; LANES],
-    ) -> u32 {
-        let mut symbols = 0u32;
-        let mut emptied = 0u32;
-        // Selections as masks on values, not `if`s: LLVM turns a choice
-        // between two loads into a choice of addresses, which it then
-        // gathers lane by lane (or leaves the loop scalar).
-        for t in 0..LANES {
-            let lane = |mask: u32| 0u16.wrapping_sub((mask & (1 << t) != 0) as u16);
-            let (on, open) = (lane(active), lane(opening));
-            let offset = (fresh[t] & open) | (self.offset[t] & !open);
-            let size = self.size[t] | open; // FULL when opening
-                                            // Symbol 1 takes the upper subinterval: `word >= L + f`.
-            let f = split16(size, probs[t]).wrapping_add(1);
-            let one = 0u16.wrapping_sub((offset >= f) as u16);
-            let new_offset = offset.wrapping_sub(f & one);
-            let new_size = (size.wrapping_sub(f) & one) | (f.wrapping_sub(1) & !one);
-            self.offset[t] = (new_offset & on) | (offset & !on);
-            self.size[t] = (new_size & on) | (size & !on);
-            symbols |= ((on & one) as u32 & 1) << t;
-            emptied |= ((on != 0 && new_size == 0) as u32) << t;
-        }
-        self.exhausted = (self.exhausted & !active) | emptied;
-        symbols
     }
 }
 
@@ -185,21 +78,50 @@ pub fn decode_phases<const ROWS: usize>(
     top: Option<u8>,
     codewords: &[u16],
     limits: DecodeLimits,
-    mut out: CodeblockMut<'_>,
+    out: CodeblockMut<'_>,
     scratch: &mut Scratch<ROWS>,
     mags: &mut LaneMagnitudes<ROWS>,
 ) -> Result<Decoded, DecodeError> {
-    let available = prepare_decode::<ROWS>(params, top, codewords, limits, &mut out)?;
+    decode_into(params, top, codewords, limits, out, scratch, mags)
+}
+
+/// [`decode_phases`] into a codeblock given as its rows
+/// ([`CodeblockRows`]): the same coefficients, summary and errors.
+#[inline(always)]
+pub fn decode_phases_rows<const ROWS: usize>(
+    params: &CodingParams<'_>,
+    top: Option<u8>,
+    codewords: &[u16],
+    limits: DecodeLimits,
+    out: CodeblockRows<'_, '_>,
+    scratch: &mut Scratch<ROWS>,
+    mags: &mut LaneMagnitudes<ROWS>,
+) -> Result<Decoded, DecodeError> {
+    decode_into(params, top, codewords, limits, out, scratch, mags)
+}
+
+/// The phase decoder into any output. `mags` is not cleared: only the
+/// magnitudes of coefficients that became significant are read, and
+/// [`Phases::signs`] sets each of those.
+#[inline(always)]
+fn decode_into<const ROWS: usize, O: BlockOut>(
+    params: &CodingParams<'_>,
+    top: Option<u8>,
+    codewords: &[u16],
+    limits: DecodeLimits,
+    mut out: O,
+    scratch: &mut Scratch<ROWS>,
+    mags: &mut LaneMagnitudes<ROWS>,
+) -> Result<Decoded, DecodeError> {
+    let h = out.height();
+    let available = prepare_decode::<ROWS>(params, top, codewords, limits, h)?;
     let mode = params.mode();
     let Some(m) = top else {
+        out.clear();
         return finish(mode, None, 0, 0, available);
     };
-    let h = out.height();
     let present = present_mask(out.width());
     scratch.reset(h, present, mode == Mode::ThreePass);
-    for row in &mut mags.mags[..h] {
-        *row = [[0; LANES]; 2];
-    }
     let mut dec = Phases {
         h,
         mags,
@@ -225,11 +147,14 @@ struct Phases<'a, const ROWS: usize> {
     three_pass: bool,
 }
 
+// Inlined into `decode_passes` and so into the caller's `fastest!` copy.
 impl<const ROWS: usize> PassDecoder for Phases<'_, ROWS> {
+    #[inline(always)]
     fn significance_pass(&mut self, j: u8, plane: &PlaneTables, cleanup: bool) -> bool {
         Self::significance_pass(self, j, plane, cleanup)
     }
 
+    #[inline(always)]
     fn refinement_pass(&mut self, j: u8, plane: &PlaneTables) -> bool {
         Self::refinement_pass(self, j, plane)
     }
@@ -269,9 +194,17 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
                 if visit == 0 {
                     continue;
                 }
-                let a = self
-                    .coders
-                    .phase(visit, &around.probabilities(sig_table), self.words);
+                let a = if visit.count_ones() <= SPARSE_LANES {
+                    let prob = |t| sig_table[around.get(t) as usize];
+                    self.coders.sparse(visit, prob, self.words)
+                } else if visit & !around.zero() == 0 {
+                    // Every visiting lane is isolated (count 0): one
+                    // probability for all, no per-lane lookup.
+                    self.coders.phase(visit, &[sig_table[0]; LANES], self.words)
+                } else {
+                    self.coders
+                        .phase(visit, &around.probabilities(sig_table), self.words)
+                };
                 if a.stopped {
                     return false;
                 }
@@ -283,27 +216,55 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
                 if cleanup {
                     self.scratch.refine[y][x] |= newly;
                 }
-                let s = &self.scratch;
-                let around = SignNeighbours::of(&s.sig[..h], &s.negative[..h], h, y, x);
-                let (by_context, predicted) = around.context_masks();
-                let probs = SignNeighbours::probabilities(&by_context, sign_table);
-                let b = self.coders.phase(newly, &probs, self.words);
-                self.scratch.negative[y][x] |= (b.symbols ^ predicted) & b.decoded;
-                // A coefficient whose sign was not decoded stays 0.
-                let row = &mut self.mags.mags[y][x];
-                for t in 0..LANES {
-                    row[t] = if b.decoded & (1 << t) != 0 {
-                        mag
-                    } else {
-                        row[t]
-                    };
-                }
-                if b.stopped {
+                if !self.signs(y, x, newly, mag, sign_table) {
                     return false;
                 }
             }
         }
         true
+    }
+
+    /// Phase B of step `(y, x)`: the signs of the lanes in `newly`, which
+    /// get magnitude `mag` where their sign decodes. Returns false where
+    /// the stream ends.
+    #[inline(always)]
+    fn signs(&mut self, y: usize, x: usize, newly: u32, mag: u32, table: &[u8; 4]) -> bool {
+        let h = self.h;
+        let s = &self.scratch;
+        let around = SignNeighbours::of(&s.sig[..h], &s.negative[..h], h, y, x);
+        let (by_context, predicted) = around.context_masks();
+        let b = if newly.count_ones() <= SPARSE_LANES {
+            let prob = |t| table[around.context(t).0 as usize];
+            self.coders.sparse(newly, prob, self.words)
+        } else if newly & !by_context[0] == 0 {
+            // Every lane in context 0 (most often: no significant
+            // neighbour at all): one probability for all.
+            self.coders.phase(newly, &[table[0]; LANES], self.words)
+        } else {
+            let probs = SignNeighbours::probabilities(&by_context, table);
+            self.coders.phase(newly, &probs, self.words)
+        };
+        self.scratch.negative[y][x] |= (b.symbols ^ predicted) & b.decoded;
+        let row = &mut self.mags.mags[y][x];
+        // A coefficient whose sign was not decoded stays 0 (the stream
+        // ended: no pass follows that could read it).
+        for t in lanes(newly & !b.decoded) {
+            row[t] = 0;
+        }
+        if b.decoded.count_ones() <= SPARSE_LANES {
+            for t in lanes(b.decoded) {
+                row[t] = mag;
+            }
+        } else {
+            for t in 0..LANES {
+                row[t] = if b.decoded & (1 << t) != 0 {
+                    mag
+                } else {
+                    row[t]
+                };
+            }
+        }
+        !b.stopped
     }
 
     #[inline(always)]
@@ -317,17 +278,27 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
             for x in 0..2 {
                 let visit = self.scratch.refine[y][x];
                 if visit != 0 {
-                    let r = self.coders.phase(visit, &probs, self.words);
                     let row = &mut self.mags.mags[y][x];
-                    for t in 0..LANES {
-                        let low = if r.symbols & (1 << t) != 0 { one } else { zero };
-                        let refined = (row[t] & keep) | low;
-                        row[t] = if r.decoded & (1 << t) != 0 {
-                            refined
-                        } else {
-                            row[t]
-                        };
-                    }
+                    let r = if visit.count_ones() <= SPARSE_LANES {
+                        let r = self.coders.sparse(visit, |_| plane.refine, self.words);
+                        for t in lanes(r.decoded) {
+                            let low = if r.symbols & (1 << t) != 0 { one } else { zero };
+                            row[t] = (row[t] & keep) | low;
+                        }
+                        r
+                    } else {
+                        let r = self.coders.phase(visit, &probs, self.words);
+                        for t in 0..LANES {
+                            let low = if r.symbols & (1 << t) != 0 { one } else { zero };
+                            let refined = (row[t] & keep) | low;
+                            row[t] = if r.decoded & (1 << t) != 0 {
+                                refined
+                            } else {
+                                row[t]
+                            };
+                        }
+                        r
+                    };
                     if r.stopped {
                         return false;
                     }
@@ -339,26 +310,30 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
     }
 
     /// Writes every coefficient of the codeblock: its magnitude with the
-    /// decoded sign.
+    /// decoded sign where it is significant, 0 elsewhere (`mags` holds
+    /// what earlier codeblocks left there).
     #[inline(always)]
-    fn write(&self, out: &mut CodeblockMut<'_>) {
+    fn write(&self, out: &mut impl BlockOut) {
         let w = out.width();
         for y in 0..self.h {
             let [even, odd] = &self.mags.mags[y];
+            let [sig_even, sig_odd] = self.scratch.sig[y];
             let [neg_even, neg_odd] = self.scratch.negative[y];
             let row = out.row_mut(y);
-            // `-m` where the lane's bit is set, as a mask (vectorizes).
-            let signed = |m: u32, negative: u32, t: usize| {
-                let n = 0i32.wrapping_sub((negative & (1 << t) != 0) as i32);
+            // `m` where significant, negated where negative, as masks
+            // (vectorizes).
+            let signed = |m: u32, sig: u32, negative: u32, t: usize| {
+                let m = m & 0u32.wrapping_sub(sig >> t & 1);
+                let n = 0i32.wrapping_sub((negative >> t & 1) as i32);
                 ((m as i32) ^ n).wrapping_sub(n)
             };
             let mut pairs = row.chunks_exact_mut(2);
             for (t, pair) in (&mut pairs).enumerate() {
-                pair[0] = signed(even[t], neg_even, t);
-                pair[1] = signed(odd[t], neg_odd, t);
+                pair[0] = signed(even[t], sig_even, neg_even, t);
+                pair[1] = signed(odd[t], sig_odd, neg_odd, t);
             }
             if let [last] = pairs.into_remainder() {
-                *last = signed(even[w / 2], neg_even, w / 2);
+                *last = signed(even[w / 2], sig_even, neg_even, w / 2);
             }
         }
     }

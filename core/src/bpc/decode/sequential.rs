@@ -29,7 +29,8 @@ pub fn decode_sequential<const ROWS: usize>(
     mut out: CodeblockMut<'_>,
     scratch: &mut Scratch<ROWS>,
 ) -> Result<Decoded, DecodeError> {
-    let available = prepare_decode::<ROWS>(params, top, codewords, limits, &mut out)?;
+    let available = prepare_decode::<ROWS>(params, top, codewords, limits, out.height())?;
+    out.clear();
     let mode = params.mode();
     let Some(m) = top else {
         return finish(mode, None, 0, 0, available);

@@ -1,0 +1,232 @@
+//! The CPU decoder of [`super`]: every codeblock decoded in parallel by
+//! [`bpc::decode_phases_rows`] (compiled per CPU level through
+//! `fastest!`) straight into the output array, each codeblock's rows
+//! handed out as slices of their own ([`block_rows`]).
+
+use rayon::prelude::*;
+use wavelane_core::bpc::{
+    self, CodingParams, DecodeLimits, Decoded, LaneMagnitudes, ProbabilityTables, MAX_HEIGHT,
+};
+
+use super::{scratch, BigScratch, CoreForm};
+use crate::bpc::{BpcError, CodeblockBatch, EncodedBatch};
+
+/// What a thread reuses from one codeblock to the next while decoding.
+struct DecodeScratch {
+    state: BigScratch,
+    mags: Box<LaneMagnitudes<MAX_HEIGHT>>,
+}
+
+impl Default for DecodeScratch {
+    fn default() -> Self {
+        DecodeScratch {
+            state: scratch(),
+            mags: Box::new(LaneMagnitudes::new()),
+        }
+    }
+}
+
+thread_local! {
+    /// Each thread's [`DecodeScratch`], kept from one batch to the next.
+    static DECODE_SCRATCH: std::cell::RefCell<DecodeScratch> = Default::default();
+}
+
+crate::fastest! {
+    /// [`bpc::decode_phases`], compiled for the CPU (its 32-lane loops are
+    /// what the v3/v4 copies vectorize).
+    fn decode_phases(
+        params: &CodingParams<'_>,
+        top: Option<u8>,
+        words: &[u16],
+        limits: DecodeLimits,
+        out: bpc::CodeblockMut<'_>,
+        scratch: &mut DecodeScratch,
+    ) -> Result<Decoded, bpc::DecodeError> {
+        bpc::decode_phases(params, top, words, limits, out, &mut scratch.state, &mut scratch.mags)
+    }
+}
+
+crate::fastest! {
+    /// [`bpc::decode_phases_rows`], compiled for the CPU.
+    fn decode_phases_rows(
+        params: &CodingParams<'_>,
+        top: Option<u8>,
+        words: &[u16],
+        limits: DecodeLimits,
+        out: bpc::CodeblockRows<'_, '_>,
+        scratch: &mut DecodeScratch,
+    ) -> Result<Decoded, bpc::DecodeError> {
+        bpc::decode_phases_rows(params, top, words, limits, out, &mut scratch.state, &mut scratch.mags)
+    }
+}
+
+/// Decodes `encoded` into an array laid out like `like.coefficients` (same
+/// length; coefficients outside the codeblocks are 0), keeping at most
+/// `max_codewords` codewords of every codeblock (`None`: all).
+pub fn decode(
+    like: &CodeblockBatch,
+    encoded: &EncodedBatch,
+    tables: &ProbabilityTables,
+    max_codewords: Option<usize>,
+    form: CoreForm,
+) -> Result<(Vec<i32>, Vec<Decoded>), BpcError> {
+    let limits = DecodeLimits::codewords(max_codewords.unwrap_or(usize::MAX));
+    decode_with_limits(like, encoded, tables, limits, form)
+}
+
+/// [`decode`] with every codeblock decoded within `limits` (codewords and
+/// passes; rate control truncates at pass boundaries).
+pub fn decode_with_limits(
+    like: &CodeblockBatch,
+    encoded: &EncodedBatch,
+    tables: &ProbabilityTables,
+    limits: DecodeLimits,
+    form: CoreForm,
+) -> Result<(Vec<i32>, Vec<Decoded>), BpcError> {
+    encoded.validate()?;
+    if encoded.len() != like.len() {
+        return Err(BpcError::Mismatch(format!(
+            "{} encoded codeblocks for {} codeblock descriptors",
+            encoded.len(),
+            like.len()
+        )));
+    }
+    like.validate()?;
+    let mut out = vec![0i32; like.coefficients.len()];
+    if form == CoreForm::Sequential {
+        if let Some(rows) = block_rows(like, &mut out) {
+            let summaries = rows
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, mut rows)| {
+                    let d = like.blocks[i];
+                    let block = bpc::CodeblockRows::new(&mut rows)
+                        .map_err(|source| BpcError::Geometry { block: i, source })?;
+                    let params = CodingParams::new(tables, d.group);
+                    let (top, words) = encoded.block(i);
+                    DECODE_SCRATCH
+                        .with_borrow_mut(|s| {
+                            decode_phases_rows(&params, top, words, limits, block, s)
+                        })
+                        .map_err(|source| BpcError::Decode { block: i, source })
+                })
+                .collect::<Vec<Result<_, BpcError>>>();
+            // The error of the first failing codeblock, whatever the
+            // thread timing.
+            let summaries = summaries.into_iter().collect::<Result<_, _>>()?;
+            return Ok((out, summaries));
+        }
+    }
+    // Codeblocks that overlap in the array (or the lane form): each
+    // decodes into its own buffer, copied into the output in block order.
+    let decoded: Vec<(Vec<i32>, Decoded)> = (0..like.len())
+        .into_par_iter()
+        .map(|i| {
+            let d = like.blocks[i];
+            let mut buf = vec![0i32; d.width * d.height];
+            let out = bpc::CodeblockMut::new(&mut buf, d.width, d.width, d.height)
+                .map_err(|source| BpcError::Geometry { block: i, source })?;
+            let params = CodingParams::new(tables, d.group);
+            let (top, words) = encoded.block(i);
+            let r = DECODE_SCRATCH.with_borrow_mut(|s| match form {
+                CoreForm::Sequential => decode_phases(&params, top, words, limits, out, s),
+                CoreForm::Lanes => {
+                    bpc::decode_lanes(&params, top, words, limits, out, &mut s.state, 32)
+                }
+            });
+            let summary = r.map_err(|source| BpcError::Decode { block: i, source })?;
+            Ok((buf, summary))
+        })
+        .collect::<Vec<Result<_, BpcError>>>()
+        .into_iter()
+        .collect::<Result<_, _>>()?;
+    let mut summaries = Vec::with_capacity(decoded.len());
+    for (i, (buf, summary)) in decoded.into_iter().enumerate() {
+        let mut dst = like.block_mut(i, &mut out)?;
+        let w = dst.width();
+        for (y, row) in buf.chunks_exact(w).enumerate() {
+            dst.row_mut(y).copy_from_slice(row);
+        }
+        summaries.push(summary);
+    }
+    Ok((out, summaries))
+}
+
+/// Every codeblock's rows in `out` (laid out like `like`), each row a
+/// slice of its own, so that the codeblocks decode in parallel straight
+/// into `out` with no buffer of their own to clear and copy; `None` where
+/// two codeblocks' rows overlap or one lies outside `out`. Costs a sort of
+/// one entry per codeblock row.
+fn block_rows<'a>(like: &CodeblockBatch, out: &'a mut [i32]) -> Option<Vec<Vec<&'a mut [i32]>>> {
+    // (start, block). The rows of one block start in increasing order
+    // (stride >= width), so after the sort each block's rows come in row
+    // order.
+    let mut starts: Vec<(usize, usize)> =
+        Vec::with_capacity(like.blocks.iter().map(|d| d.height).sum());
+    for (i, d) in like.blocks.iter().enumerate() {
+        for y in 0..d.height {
+            starts.push((d.offset.checked_add(y.checked_mul(d.stride)?)?, i));
+        }
+    }
+    starts.sort_unstable();
+    let mut rows: Vec<Vec<&mut [i32]>> = like
+        .blocks
+        .iter()
+        .map(|d| Vec::with_capacity(d.height))
+        .collect();
+    let mut rest = out;
+    let mut at = 0; // where `rest` starts in `out`
+    for (start, i) in starts {
+        let width = like.blocks[i].width;
+        let tail = std::mem::take(&mut rest).get_mut(start.checked_sub(at)?..)?;
+        if tail.len() < width {
+            return None;
+        }
+        let (row, tail) = tail.split_at_mut(width);
+        rows[i].push(row);
+        rest = tail;
+        at = start + width;
+    }
+    Some(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bpc::BlockDesc;
+
+    fn desc(offset: usize, stride: usize, width: usize, height: usize) -> BlockDesc {
+        BlockDesc {
+            offset,
+            stride,
+            width,
+            height,
+            group: 0,
+        }
+    }
+
+    #[test]
+    fn interleaved_blocks_get_their_own_rows_and_overlaps_none() {
+        // Two 2x2 blocks side by side in a 4-wide array, listed right one
+        // first.
+        let mut like = CodeblockBatch {
+            coefficients: vec![0; 8],
+            blocks: vec![desc(2, 4, 2, 2), desc(0, 4, 2, 2)],
+        };
+        let mut out: Vec<i32> = (0..8).collect();
+        let rows = block_rows(&like, &mut out).unwrap();
+        let got: Vec<Vec<Vec<i32>>> = rows
+            .iter()
+            .map(|b| b.iter().map(|r| r.to_vec()).collect())
+            .collect();
+        assert_eq!(got, [[[2, 3], [6, 7]], [[0, 1], [4, 5]]]);
+        // One column of overlap, and a block past the end.
+        like.blocks[1] = desc(1, 4, 2, 2);
+        assert!(block_rows(&like, &mut out).is_none());
+        like.blocks = vec![desc(4, 4, 2, 3)];
+        assert!(block_rows(&like, &mut out).is_none());
+        // An overlap of one column with room to spare after it.
+        like.blocks = vec![desc(1, 4, 2, 1), desc(0, 4, 2, 1)];
+        assert!(block_rows(&like, &mut out).is_none());
+    }
+}
