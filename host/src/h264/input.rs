@@ -1,6 +1,5 @@
 //! Input pictures: PNG, PGM and PPM through the `image` crate, and YUV4MPEG2
-//! (y4m) 8-bit 4:2:0 or mono sequences (read by the sequence module's Y4M
-//! reader). Colour and gray images are converted to
+//! (y4m) 4:2:0 or mono sequences. Colour and gray images are converted to
 //! BT.601 limited-range Y'CbCr (a gray value `v` is the colour `(v, v, v)`:
 //! luma `16..=235`, neutral chroma 128), because the stream signals no
 //! full-range flag and decoders expand limited-range luma to the display's
@@ -112,35 +111,62 @@ pub fn pad_even(p: Picture) -> Picture {
     p.padded(w + w % 2, h + h % 2)
 }
 
-/// Parses a YUV4MPEG2 stream of 8-bit 4:2:0 (any siting) or mono frames,
-/// through the sequence reader ([`crate::sequence::y4m::Y4mReader`], one
-/// parser for every Y4M input): the H.264 encoder codes 8-bit 4:2:0, so
-/// other layouts and depths are refused with the reader's name for them.
+/// Parses a YUV4MPEG2 stream with 4:2:0 (any siting) or mono frames.
 pub fn parse_y4m(data: &[u8]) -> Result<Input, H264Error> {
-    use crate::sequence::frame::ChromaLayout;
-    use crate::sequence::y4m::Y4mReader;
-    let y4m = |e: crate::sequence::SequenceError| H264Error::Y4m(e.to_string());
-    let mut reader = Y4mReader::new(data).map_err(y4m)?;
-    let format = reader.format;
-    let gray = match (format.layout, format.bit_depth) {
-        (ChromaLayout::Mono, 8) => true,
-        (ChromaLayout::C420, 8) => false,
-        (layout, depth) => {
-            return Err(H264Error::Y4m(format!(
-                "unsupported colour space C{} (need 4:2:0 or mono, 8-bit)",
-                crate::sequence::y4m::canonical_tag(layout, depth)
-            )))
+    let bad = |m: &str| H264Error::Y4m(m.to_string());
+    let nl = data
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or_else(|| bad("no header line"))?;
+    let header = std::str::from_utf8(&data[..nl]).map_err(|_| bad("header is not text"))?;
+    let mut fields = header.split(' ');
+    if fields.next() != Some("YUV4MPEG2") {
+        return Err(bad("missing YUV4MPEG2 signature"));
+    }
+    let (mut w, mut h, mut gray) = (0usize, 0usize, false);
+    for f in fields {
+        let (tag, val) = f.split_at(f.len().min(1));
+        match tag {
+            "W" => w = val.parse().map_err(|_| bad("bad width"))?,
+            "H" => h = val.parse().map_err(|_| bad("bad height"))?,
+            "C" => {
+                gray = match val {
+                    "mono" => true,
+                    "420" | "420jpeg" | "420paldv" | "420mpeg2" => false,
+                    other => {
+                        return Err(H264Error::Y4m(format!(
+                            "unsupported colour space C{other} (need 4:2:0 or mono)"
+                        )))
+                    }
+                }
+            }
+            _ => {}
         }
-    };
-    let (w, h) = (format.width as usize, format.height as usize);
+    }
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err(bad("width and height must be 1..=16384"));
+    }
     let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+    let frame_len = if gray { w * h } else { w * h + 2 * cw * ch };
+    let mut pos = nl + 1;
     let mut frames = Vec::new();
-    while let Some(frame) = reader.next_frame().map_err(y4m)? {
-        // The reader checked every sample against the 8-bit depth.
-        let plane = |c: usize, pw: usize, ph: usize| Plane {
+    while pos < data.len() {
+        let end = data[pos..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or_else(|| bad("truncated FRAME header"))?;
+        if !data[pos..pos + end].starts_with(b"FRAME") {
+            return Err(bad("expected FRAME"));
+        }
+        pos += end + 1;
+        let body = data
+            .get(pos..pos + frame_len)
+            .ok_or_else(|| bad("truncated frame"))?;
+        pos += frame_len;
+        let plane = |off: usize, pw: usize, ph: usize| Plane {
             width: pw,
             height: ph,
-            data: frame.planes[c].iter().map(|&v| v as u8).collect(),
+            data: body[off..off + pw * ph].to_vec(),
         };
         let pic = if gray {
             Picture {
@@ -151,8 +177,8 @@ pub fn parse_y4m(data: &[u8]) -> Result<Input, H264Error> {
         } else {
             Picture {
                 y: plane(0, w, h),
-                cb: plane(1, cw, ch),
-                cr: plane(2, cw, ch),
+                cb: plane(w * h, cw, ch),
+                cr: plane(w * h + cw * ch, cw, ch),
             }
         };
         frames.push(pad_even(pic));
