@@ -16,9 +16,8 @@ use wavelane_core::bpc::{
     EncodeError, Mode, PassKind, ProbabilityTables, SymbolClass, GROUPS, TABLE_BITPLANES,
 };
 
-use super::{
-    check_range, groups_for, three_pass, Source, MAX_GROUPS, ORDER_BUCKETS, ORDER_WORKGROUP,
-};
+use super::encode::Measured;
+use super::{check_range, groups_for, three_pass, Source};
 use crate::backend::gpu::{Dispatch, Gpu};
 use crate::bpc::train::{BlockSymbols, Trainer};
 use crate::bpc::{BpcError, CodeblockBatch};
@@ -112,12 +111,7 @@ fn count_from(
     let tables = ProbabilityTables::uniform(mode);
     let blocks = gpu.upload(&desc)?;
     let selection = gpu.upload(&selection)?;
-    let tops = gpu.zeroed::<u32>(n as u64)?;
-    let caps = gpu.zeroed::<u32>(n as u64)?;
-    let scratch_offsets = gpu.zeroed::<u32>(n as u64)?;
-    let status = gpu.zeroed::<u32>(n as u64)?;
-    let order_buckets = gpu.zeroed::<u32>(2 * ORDER_BUCKETS)?;
-    let order = gpu.zeroed::<u32>(n as u64)?;
+    let measured = Measured::new(gpu, n)?;
     let cells = match start {
         Some(words) if words.len() == LOW + 4 * CELLS => gpu.upload(words)?,
         Some(words) => {
@@ -128,34 +122,16 @@ fn count_from(
         }
         None => gpu.zeroed::<u32>((LOW + 4 * CELLS) as u64)?,
     };
+    let [measure, order] = measured.dispatches(coefficients, &blocks, tables.min_probability());
     let run = [
-        Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
-            .buffer(coefficients)
-            .buffer(&blocks)
-            .buffer(&tops)
-            .buffer(&caps)
-            .buffer(&scratch_offsets)
-            .buffer(&status)
-            .buffer(&order_buckets)
-            .push(&[n as u32, tables.min_probability() as u32]),
-        Dispatch::new(
-            &shaders::BPC_ORDER,
-            [
-                (n as u32).div_ceil(ORDER_WORKGROUP).clamp(1, MAX_GROUPS),
-                1,
-                1,
-            ],
-        )
-        .buffer(&tops)
-        .buffer(&order_buckets)
-        .buffer(&order)
-        .push(&[n as u32]),
+        measure,
+        order,
         Dispatch::new(&shaders::BPC_COUNT, [groups_for(n), 1, 1])
             .buffer(coefficients)
             .buffer(&blocks)
-            .buffer(&tops)
-            .buffer(&status)
-            .buffer(&order)
+            .buffer(&measured.tops)
+            .buffer(&measured.status)
+            .buffer(&measured.order)
             .buffer(&selection)
             .buffer(&cells)
             .push(&[n as u32, three_pass(&tables)]),

@@ -83,40 +83,22 @@ pub(crate) fn encode_on_device(
     };
     let blocks = gpu.upload(&desc)?;
     let table_buf = gpu.upload(&flatten_tables(tables))?;
-    let tops = gpu.zeroed::<u32>(n as u64)?;
-    let caps = gpu.zeroed::<u32>(n as u64)?;
-    let scratch_offsets = gpu.zeroed::<u32>(n as u64)?;
-    let status = gpu.zeroed::<u32>(n as u64)?;
-    let order_buckets = gpu.zeroed::<u32>(2 * ORDER_BUCKETS)?;
-    let order = gpu.zeroed::<u32>(n as u64)?;
-    let mut timing = GpuTiming::default();
-
+    let measured = Measured::new(gpu, n)?;
     // Submission 1: M and capacities, scanned into scratch offsets; the
     // coding order (heaviest codeblocks first).
+    let mut run1 = measured
+        .dispatches(coefficients, &blocks, tables.min_probability())
+        .to_vec();
+    let Measured {
+        tops,
+        caps,
+        scratch_offsets,
+        status,
+        order,
+        ..
+    } = measured;
+    let mut timing = GpuTiming::default();
     let scan1 = gpu.scan_scratch(n as u32)?;
-    let mut run1 = vec![
-        Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
-            .buffer(coefficients)
-            .buffer(&blocks)
-            .buffer(&tops)
-            .buffer(&caps)
-            .buffer(&scratch_offsets)
-            .buffer(&status)
-            .buffer(&order_buckets)
-            .push(&[n as u32, tables.min_probability() as u32]),
-        Dispatch::new(
-            &shaders::BPC_ORDER,
-            [
-                (n as u32).div_ceil(ORDER_WORKGROUP).clamp(1, MAX_GROUPS),
-                1,
-                1,
-            ],
-        )
-        .buffer(&tops)
-        .buffer(&order_buckets)
-        .buffer(&order)
-        .push(&[n as u32]),
-    ];
     run1.extend(gpu.scan_dispatches(&scratch_offsets, n as u32, &scan1)?);
     timing.add(gpu.run(&run1)?);
     let capacity = total_of(gpu, &scan1.result, &caps, n)?;
@@ -261,4 +243,75 @@ fn total_of(
         ))));
     }
     Ok(total)
+}
+
+/// What `bpc_measure.comp` and `bpc_order.comp` leave for the coding
+/// builds (the encoders and the counting build): each codeblock's top
+/// bitplane `tops`, codeword capacity `caps` and its slot for their scan
+/// `scratch_offsets`, `status` (refused or empty), and the coding order
+/// `order` (heaviest codeblocks first), sorted through `order_buckets`.
+pub(super) struct Measured {
+    /// Each codeblock's top bitplane (or empty).
+    pub tops: Subbuffer<[u32]>,
+    /// Each codeblock's codeword capacity.
+    pub caps: Subbuffer<[u32]>,
+    /// The capacities' scan, once run.
+    pub scratch_offsets: Subbuffer<[u32]>,
+    /// Each codeblock's status (0: codable or empty).
+    pub status: Subbuffer<[u32]>,
+    /// The order's buckets.
+    order_buckets: Subbuffer<[u32]>,
+    /// The coding order.
+    pub order: Subbuffer<[u32]>,
+    /// Codeblocks.
+    n: usize,
+}
+
+impl Measured {
+    /// The buffers for `n` codeblocks, zeroed.
+    pub fn new(gpu: &Gpu, n: usize) -> Result<Self, BpcError> {
+        Ok(Measured {
+            tops: gpu.zeroed::<u32>(n as u64)?,
+            caps: gpu.zeroed::<u32>(n as u64)?,
+            scratch_offsets: gpu.zeroed::<u32>(n as u64)?,
+            status: gpu.zeroed::<u32>(n as u64)?,
+            order_buckets: gpu.zeroed::<u32>(2 * ORDER_BUCKETS)?,
+            order: gpu.zeroed::<u32>(n as u64)?,
+            n,
+        })
+    }
+
+    /// The measure and order dispatches over `blocks` of `coefficients`
+    /// (`min_probability` sizes the capacities).
+    pub fn dispatches(
+        &self,
+        coefficients: &Subbuffer<[i32]>,
+        blocks: &Subbuffer<[u32]>,
+        min_probability: u8,
+    ) -> [Dispatch; 2] {
+        let n = self.n;
+        [
+            Dispatch::new(&shaders::BPC_MEASURE, [groups_for(n), 1, 1])
+                .buffer(coefficients)
+                .buffer(blocks)
+                .buffer(&self.tops)
+                .buffer(&self.caps)
+                .buffer(&self.scratch_offsets)
+                .buffer(&self.status)
+                .buffer(&self.order_buckets)
+                .push(&[n as u32, min_probability as u32]),
+            Dispatch::new(
+                &shaders::BPC_ORDER,
+                [
+                    (n as u32).div_ceil(ORDER_WORKGROUP).clamp(1, MAX_GROUPS),
+                    1,
+                    1,
+                ],
+            )
+            .buffer(&self.tops)
+            .buffer(&self.order_buckets)
+            .buffer(&self.order)
+            .push(&[n as u32]),
+        ]
+    }
 }
