@@ -98,14 +98,7 @@ fn count_from(
     }
     let n = picked.len();
     check_range(gpu, "the coefficients", source.coefficients_len() * 4)?;
-    let uploaded;
-    let coefficients = match source {
-        Source::Host(batch) => {
-            uploaded = gpu.upload(&batch.coefficients)?;
-            &uploaded
-        }
-        Source::Device { coefficients, .. } => coefficients,
-    };
+    let coefficients = &source.coefficients_on(gpu)?;
     // bpc_measure's minimum probability only sizes codeword capacities,
     // which nothing here uses.
     let tables = ProbabilityTables::uniform(mode);

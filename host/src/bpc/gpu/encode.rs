@@ -73,14 +73,7 @@ pub(crate) fn encode_on_device(
     if asked != RecordsAsked::No {
         check_range(gpu, "the pass records", (n * stride * 16) as u64)?;
     }
-    let uploaded;
-    let coefficients = match source {
-        Source::Host(batch) => {
-            uploaded = gpu.upload(&batch.coefficients)?;
-            &uploaded
-        }
-        Source::Device { coefficients, .. } => coefficients,
-    };
+    let coefficients = &source.coefficients_on(gpu)?;
     let blocks = gpu.upload(&desc)?;
     let table_buf = gpu.upload(&flatten_tables(tables))?;
     let measured = Measured::new(gpu, n)?;

@@ -108,6 +108,15 @@ impl Source<'_> {
         self.blocks().len()
     }
 
+    /// The coefficients in a device buffer: uploaded from the host batch,
+    /// or the device buffer itself.
+    fn coefficients_on(&self, gpu: &Gpu) -> Result<Subbuffer<[i32]>, GpuError> {
+        match self {
+            Source::Host(batch) => gpu.upload(&batch.coefficients),
+            Source::Device { coefficients, .. } => Ok((*coefficients).clone()),
+        }
+    }
+
     /// Coefficients the descriptors index into.
     fn coefficients_len(&self) -> u64 {
         match self {
