@@ -30,7 +30,7 @@ use wavelane_core::bpc::reconstruct_magnitude;
 use super::codeblocks::BlockGeometry;
 use super::error::CodecError;
 use super::header::Header;
-use super::rate::{allocate, BlockPasses, LayerTarget, SizeModel};
+use super::rate::{allocate, BlockPasses, Hulls, LayerTarget, SizeModel};
 use super::stages::entropy;
 use super::weights::block_weight;
 use crate::backend::Backend;
@@ -206,7 +206,7 @@ pub(crate) fn choose_shifts(
         layers: 1,
         resolutions: header.levels as usize + 1,
     };
-    let alloc = allocate(&passes, &[target], model, total);
+    let alloc = allocate(&Hulls::new(&passes), &[target], model, total);
     for (i, p) in passes.iter().enumerate() {
         let planes = p.codewords.len() as i32;
         if planes == 0 || i % SAMPLE_EVERY == 0 {

@@ -431,7 +431,7 @@ fn rate_and_pack(
         points.total
     };
     let control = RateControl {
-        passes: &points.passes,
+        hulls: &points.hulls,
         model: size_model(header, &index)?,
         total,
     };

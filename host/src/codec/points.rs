@@ -2,16 +2,19 @@
 //! or every codeword where rate control may cut (docs/codec.md, "Rate
 //! control").
 
+use rayon::prelude::*;
+
 use super::codeblocks::BlockGeometry;
 use super::distortion;
 use super::header::Header;
-use super::rate::BlockPasses;
+use super::rate::{BlockHull, BlockPasses, Hulls};
 use super::stages::entropy;
 use super::weights::block_weight;
 
-/// Every block's rate-distortion points, and the distortion totals.
+/// Every block's rate-distortion hull, and the distortion totals.
 pub(crate) struct RatePoints {
-    pub(crate) passes: Vec<BlockPasses>,
+    /// Every block's hull of its points, and the segments' order.
+    pub(crate) hulls: Hulls,
     /// Sum of every block's full decrease (real-valued: its energy).
     pub(crate) total: f64,
     /// Distortion left with every pass included (real-valued decreases only).
@@ -20,7 +23,8 @@ pub(crate) struct RatePoints {
 
 /// Every block's candidate truncation points: the ends of its passes, or
 /// with real-valued decreases and the coder's cut decreases, every codeword
-/// count (see [`cut_points`]).
+/// count (see [`cut_points`]); kept as their convex hulls, made block by
+/// block on all cores.
 pub(crate) fn rate_points(
     header: &Header,
     blocks: &[BlockGeometry],
@@ -28,52 +32,77 @@ pub(crate) fn rate_points(
     shifts: &[u8],
     real: Option<&[distortion::BlockDistortion]>,
 ) -> RatePoints {
-    let mut passes = Vec::with_capacity(blocks.len());
-    let mut total = 0.0;
-    let mut noise = 0.0;
-    for (i, b) in blocks.iter().enumerate() {
-        let records = &coded.records[i];
-        // Records without decreases (a lossless single-layer file's) need
-        // no weight, whose first use per subband costs a filter cascade.
-        let weight = match real.is_some() || records.iter().any(|r| r.distortion_decrease != 0) {
-            true => block_weight(header, b) * (4f64).powi(shifts[i] as i32),
-            false => 0.0,
-        };
-        let decrease: Vec<f64> = match real {
-            Some(real) => {
-                let d = distortion::pass_decreases(records, &real[i], weight);
-                let energy = real[i].energy * weight;
-                noise += energy - d.last().copied().unwrap_or(0.0);
-                total += energy;
-                if let Some(cuts) = coded.cuts.get(i) {
-                    passes.push(cut_points(records, &d, cuts, b.resolution as usize));
-                    continue;
-                }
-                d
-            }
-            None => {
-                let mut acc = 0.0;
-                let d: Vec<f64> = records
-                    .iter()
-                    .map(|r| {
-                        acc += r.distortion_decrease as f64 * weight;
-                        acc
-                    })
-                    .collect();
-                total += acc;
-                d
-            }
-        };
-        passes.push(BlockPasses {
-            codewords: records.iter().map(|r| r.codewords).collect(),
-            decrease,
-            resolution: b.resolution as usize,
-        });
+    // Each block's hull, energy (its share of `total`) and noise.
+    let parts: Vec<(BlockHull, f64, f64)> = (blocks.par_iter().enumerate())
+        .map(|(i, b)| {
+            let (passes, energy, noise) = block_points(header, b, coded, i, shifts[i], real);
+            (BlockHull::new(&passes), energy, noise)
+        })
+        .collect();
+    // Summed in block order, so the totals do not depend on the threads.
+    let (mut total, mut noise) = (0.0, 0.0);
+    let mut hulls = Vec::with_capacity(parts.len());
+    for (hull, energy, left) in parts {
+        total += energy;
+        noise += left;
+        hulls.push(hull);
     }
     RatePoints {
-        passes,
+        hulls: Hulls::from_blocks(hulls),
         total,
         noise,
+    }
+}
+
+/// Block `i`'s points, its full decrease (real-valued: its energy) and
+/// the distortion its full coding leaves (real-valued decreases only).
+fn block_points(
+    header: &Header,
+    b: &BlockGeometry,
+    coded: &entropy::Coded,
+    i: usize,
+    shift: u8,
+    real: Option<&[distortion::BlockDistortion]>,
+) -> (BlockPasses, f64, f64) {
+    let records = &coded.records[i];
+    // Records without decreases (a lossless single-layer file's) need
+    // no weight, whose first use per subband costs a filter cascade.
+    let weight = match real.is_some() || records.iter().any(|r| r.distortion_decrease != 0) {
+        true => block_weight(header, b) * (4f64).powi(shift as i32),
+        false => 0.0,
+    };
+    let resolution = b.resolution as usize;
+    match real {
+        Some(real) => {
+            let d = distortion::pass_decreases(records, &real[i], weight);
+            let energy = real[i].energy * weight;
+            let noise = energy - d.last().copied().unwrap_or(0.0);
+            let passes = match coded.cuts.get(i) {
+                Some(cuts) => cut_points(records, &d, cuts, resolution),
+                None => BlockPasses {
+                    codewords: records.iter().map(|r| r.codewords).collect(),
+                    decrease: d,
+                    resolution,
+                },
+            };
+            (passes, energy, noise)
+        }
+        None => {
+            let mut acc = 0.0;
+            let decrease: Vec<f64> = records
+                .iter()
+                .map(|r| {
+                    acc += r.distortion_decrease as f64 * weight;
+                    acc
+                })
+                .collect();
+            let passes = BlockPasses {
+                codewords: records.iter().map(|r| r.codewords).collect(),
+                decrease,
+                resolution,
+            };
+            (passes, acc, 0.0)
+        }
     }
 }
 

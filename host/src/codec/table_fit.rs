@@ -147,7 +147,7 @@ pub(crate) fn first_allocation(
         RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
     };
     let total = points.total - points.noise;
-    Ok(allocate(&points.passes, &[layer], model, total))
+    Ok(allocate(&points.hulls, &[layer], model, total))
 }
 
 /// Whether allocation `second` is better than `first` for `target`: less

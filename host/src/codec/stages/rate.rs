@@ -7,13 +7,13 @@
 //! (docs/codec.md, "Targets and layers").
 
 use crate::backend::Backend;
-use crate::codec::rate::{allocate, Allocation, BlockPasses, LayerTarget, SizeModel};
+use crate::codec::rate::{allocate, Allocation, Hulls, LayerTarget, SizeModel};
 
-/// The rate control of one file: every block's points, the size model and
+/// The rate control of one file: every block's hull, the size model and
 /// the total decrease they are measured against.
 pub(crate) struct RateControl<'a> {
-    /// Every block's candidate truncation points.
-    pub passes: &'a [BlockPasses],
+    /// Every block's hull of its candidate truncation points.
+    pub hulls: &'a Hulls,
     /// The truncation-independent parts of the file size.
     pub model: SizeModel,
     /// The decrease of every point of every block together.
@@ -35,7 +35,7 @@ impl RateControl<'_> {
 
     fn host_allocate(&self, last: LayerTarget) -> Allocation {
         allocate(
-            self.passes,
+            self.hulls,
             &self.layer_targets(last),
             self.model,
             self.total,
@@ -49,7 +49,7 @@ impl RateControl<'_> {
         let layers = self.model.layers;
         let full = || {
             allocate(
-                self.passes,
+                self.hulls,
                 &[LayerTarget::All],
                 SizeModel {
                     layers: 1,

@@ -9,8 +9,9 @@
 //! (rate, decrease) can be optimal; their slopes decrease strictly. For a
 //! threshold λ every block keeps its last hull point of slope > λ, which is
 //! the same as taking all hull segments of all blocks in order of
-//! decreasing slope. So rather than bisecting λ numerically, [`allocate`]
-//! sorts the segments once and walks them, with the exact file size (data,
+//! decreasing slope. So rather than bisecting λ numerically, the hulls
+//! and their segments' order are made once per coding ([`Hulls`]) and
+//! [`allocate`] walks them, with the exact file size (data,
 //! index bits, segment CRCs) updated incrementally, until the layer's
 //! target is reached; the walk for the next layer continues where the last
 //! one stopped, so layers are nested by construction.
@@ -19,6 +20,10 @@
 //! can be cut after any codeword (the decoder stops at the first symbol
 //! whose codeword is missing), so the segment that no longer fits is
 //! included partially.
+
+mod hull;
+
+pub use hull::{convex_hull, BlockHull, HullPoint, Hulls};
 
 use super::index::ue_bits;
 
@@ -31,51 +36,6 @@ pub struct BlockPasses {
     pub decrease: Vec<f64>,
     /// Segment (resolution) this block's data goes to.
     pub resolution: usize,
-}
-
-/// A point of a block's convex hull.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HullPoint {
-    /// Codewords through this point.
-    pub codewords: u32,
-    /// Cumulative decrease through this point.
-    pub decrease: f64,
-    /// Slope from the previous hull point (decrease per byte).
-    pub slope: f64,
-}
-
-/// The upper convex hull of `(2 * codewords, decrease)` from the origin:
-/// slopes strictly decreasing, every point a feasible truncation point.
-pub fn convex_hull(passes: &BlockPasses) -> Vec<HullPoint> {
-    let mut hull: Vec<HullPoint> = Vec::new();
-    for (&cw, &d) in passes.codewords.iter().zip(&passes.decrease) {
-        let (mut last_cw, mut last_d) = hull.last().map_or((0, 0.0), |p| (p.codewords, p.decrease));
-        if d <= last_d {
-            continue; // no gain over the last point: never worth its bytes
-        }
-        loop {
-            if cw <= last_cw {
-                hull.pop(); // same bytes, more gain: the last point is dominated
-            } else {
-                let slope = (d - last_d) / (2.0 * (cw - last_cw) as f64);
-                match hull.last() {
-                    Some(p) if slope >= p.slope => {
-                        hull.pop();
-                    }
-                    _ => {
-                        hull.push(HullPoint {
-                            codewords: cw,
-                            decrease: d,
-                            slope,
-                        });
-                        break;
-                    }
-                }
-            }
-            (last_cw, last_d) = hull.last().map_or((0, 0.0), |p| (p.codewords, p.decrease));
-        }
-    }
-    hull
 }
 
 /// What a layer must reach.
@@ -117,7 +77,7 @@ pub struct Allocation {
 }
 
 struct Walk<'a> {
-    blocks: &'a [BlockPasses],
+    blocks: &'a [BlockHull],
     model: SizeModel,
     /// Codewords of each block included so far (all layers).
     cum: Vec<u32>,
@@ -178,25 +138,21 @@ impl Walk<'_> {
     }
 }
 
-/// Chooses every block's truncation point for every layer. `total` is the
-/// sum of all blocks' full decreases (for distortion targets).
+/// Chooses every block's truncation point for every layer from the
+/// blocks' `hulls`. `total` is the sum of all blocks' full decreases (for
+/// distortion targets).
 pub fn allocate(
-    blocks: &[BlockPasses],
+    hulls: &Hulls,
     targets: &[LayerTarget],
     model: SizeModel,
     total: f64,
 ) -> Allocation {
     let layers = model.layers;
-    let hulls: Vec<Vec<HullPoint>> = blocks.iter().map(convex_hull).collect();
-    let mut order: Vec<(f64, u32, u32)> = Vec::new();
-    for (b, hull) in hulls.iter().enumerate() {
-        order.extend(
-            hull.iter()
-                .enumerate()
-                .map(|(k, p)| (p.slope, b as u32, k as u32)),
-        );
-    }
-    order.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+    let Hulls {
+        blocks,
+        order,
+    } = hulls;
+    let order = order.as_slice();
 
     let mut walk = Walk {
         blocks,
@@ -205,7 +161,7 @@ pub fn allocate(
         base: vec![0; blocks.len()],
         // Every non-empty block codes one count per layer: 1 bit while 0.
         index_bits: model.fixed_index_bits
-            + (blocks.iter().filter(|b| !b.codewords.is_empty()).count() * layers) as u64,
+            + (blocks.iter().filter(|b| b.coded).count() * layers) as u64,
         data_bytes: 0,
         segment_bytes: vec![0; model.resolutions * layers],
         nonempty: 0,
@@ -221,9 +177,9 @@ pub fn allocate(
         walk.base.clone_from(&walk.cum);
         match *target {
             LayerTarget::All => {
-                for (b, passes) in blocks.iter().enumerate() {
-                    if let Some(&last) = passes.codewords.last() {
-                        walk.set(b, last.max(walk.cum[b]));
+                for (b, hull) in blocks.iter().enumerate() {
+                    if hull.coded {
+                        walk.set(b, hull.full.max(walk.cum[b]));
                     }
                 }
                 next = order.len();
@@ -231,14 +187,14 @@ pub fn allocate(
             LayerTarget::Bytes(budget) => {
                 while next < order.len() {
                     let (_, b, k) = order[next];
-                    let (b, p) = (b as usize, hulls[b as usize][k as usize]);
+                    let (b, p) = (b as usize, blocks[b as usize].points[k as usize]);
                     if p.codewords <= walk.cum[b] {
                         next += 1;
                         continue;
                     }
                     if walk.size_with(b, p.codewords) <= budget {
                         walk.set(b, p.codewords);
-                        walk.included += gain(&hulls[b], k as usize);
+                        walk.included += gain(&blocks[b].points, k as usize);
                         next += 1;
                         continue;
                     }
@@ -246,18 +202,18 @@ pub fn allocate(
                     // with whatever later segments still fit (a prefix here
                     // may not: it can need a new segment's CRC or index bits).
                     walk.fill_prefix(b, p.codewords - 1, budget);
-                    top_up(&mut walk, &hulls, &order[next + 1..], budget);
+                    top_up(&mut walk, &order[next + 1..], budget);
                     break;
                 }
             }
             LayerTarget::Distortion(limit) => {
                 while next < order.len() && total - walk.included > limit {
                     let (_, b, k) = order[next];
-                    let (b, p) = (b as usize, hulls[b as usize][k as usize]);
+                    let (b, p) = (b as usize, blocks[b as usize].points[k as usize]);
                     if p.codewords > walk.cum[b] {
                         walk.set(b, p.codewords);
                     }
-                    walk.included += gain(&hulls[b], k as usize);
+                    walk.included += gain(&blocks[b].points, k as usize);
                     next += 1;
                 }
             }
@@ -281,20 +237,22 @@ pub fn allocate(
 /// in yet (a block's codewords are a prefix of its stream). Rate control
 /// then fills a byte budget to within a codeword more often; the next
 /// layer's walk skips what was added here.
-fn top_up(walk: &mut Walk<'_>, hulls: &[Vec<HullPoint>], order: &[(f64, u32, u32)], budget: u64) {
+fn top_up(walk: &mut Walk<'_>, order: &[(f64, u32, u32)], budget: u64) {
     for &(_, b, k) in order {
         if walk.size() + 2 > budget {
             return;
         }
         let (b, k) = (b as usize, k as usize);
-        let p = hulls[b][k];
-        let earlier_in = k == 0 || hulls[b][k - 1].codewords <= walk.cum[b];
+        let blocks = walk.blocks;
+        let hull = &blocks[b].points;
+        let p = hull[k];
+        let earlier_in = k == 0 || hull[k - 1].codewords <= walk.cum[b];
         if p.codewords <= walk.cum[b] || !earlier_in {
             continue;
         }
         if walk.size_with(b, p.codewords) <= budget {
             walk.set(b, p.codewords);
-            walk.included += gain(&hulls[b], k);
+            walk.included += gain(hull, k);
         } else {
             walk.fill_prefix(b, p.codewords - 1, budget);
         }
@@ -360,7 +318,7 @@ mod tests {
             LayerTarget::Bytes(5_000),
             LayerTarget::Bytes(9_001),
         ];
-        let a = allocate(&blocks, &targets, model, 0.0);
+        let a = allocate(&Hulls::new(&blocks), &targets, model, 0.0);
         for (got, want) in a.bytes.iter().zip([2_000u64, 5_000, 9_001]) {
             assert!(*got <= want && *got + 3 >= want, "{got} vs {want}");
         }
@@ -384,7 +342,12 @@ mod tests {
         // 100 + 2 index bytes + 4 CRC + 40 data = 146 after the first
         // segment; one codeword of the lone block would make it 152.
         let budget = 151;
-        let a = allocate(&blocks, &[LayerTarget::Bytes(budget)], model, 0.0);
+        let a = allocate(
+            &Hulls::new(&blocks),
+            &[LayerTarget::Bytes(budget)],
+            model,
+            0.0,
+        );
         assert_eq!(a.counts[1], 0, "the lone block does not fit");
         assert!(
             a.counts[0] > 20,
