@@ -1,5 +1,5 @@
 //! The GPU encoder's rate-control records (`bpc::gpu::records`): pass
-//! records and cut decreases equal to the CPU driver's, integer for
+//! records and candidate cuts (`bpc::cuts`) equal to the CPU driver's, integer for
 //! integer, on random codeblocks (2 and 3 passes, every shape, tables
 //! shifted as for early termination, empty and 16-bit-deep blocks, sums at
 //! the edge of the 64-bit bound and the CPU fallback past it) and on real
@@ -33,7 +33,7 @@ fn records_gpu() -> std::sync::Arc<wavelane::backend::Gpu> {
     g
 }
 
-/// GPU codewords, records and cuts equal the CPU's for `batch`; returns how
+/// GPU codewords, records and candidate cuts equal the CPU's for `batch`; returns how
 /// many coded codeblocks had their records summed on the device.
 fn assert_gpu_records_equal(
     batch: &CodeblockBatch,
@@ -51,11 +51,9 @@ fn assert_gpu_records_equal(
             gpu_records[b], cpu_records[b],
             "{what}: records of codeblock {b}"
         );
-        let bits = |c: &[f64]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(
-            bits(&gpu_cuts[b]),
-            bits(&cpu_cuts[b]),
-            "{what}: cut decreases of codeblock {b}"
+            gpu_cuts[b], cpu_cuts[b],
+            "{what}: candidate cuts of codeblock {b}"
         );
     }
     let (enc, records, _) = gpu::encode_with_records(&g, batch, tables).unwrap();

@@ -8,6 +8,7 @@ use wavelane_core::bpc::{
     ProbabilityTables, Scratch, MAX_HEIGHT, MAX_PASSES,
 };
 
+use super::cuts::{cut_candidates, CutCandidates};
 use super::{BpcError, CodeblockBatch, EncodedBatch};
 
 mod decode;
@@ -65,7 +66,7 @@ struct Block {
     top: Option<u8>,
     words: Vec<u16>,
     records: Vec<PassRecord>,
-    cuts: Vec<f64>,
+    cuts: CutCandidates,
 }
 
 /// What the encoder reports besides the codewords.
@@ -78,20 +79,19 @@ enum Detail {
     PassEnds,
     /// The per-pass records.
     Records,
-    /// The records and the decrease at every codeword cut ([`CutDecreases`]).
+    /// The records and the candidate cuts ([`CutCandidates`]).
     Cuts,
 }
 
-/// The squared-error decrease (index units) of every truncation of a
-/// codeblock's stream: entry `m` is what a decoder given the first `m`
-/// codewords removes (spec section 8), for `m` below the codeword count
-/// (the whole stream removes the block's energy, the sum of its records).
-pub type CutDecreases = Vec<f64>;
-
-/// Collects a [`CutDecreases`] from the sequential encoder's trace.
+/// Collects the squared-error decrease (index units) of every truncation
+/// of a codeblock's stream from the sequential encoder's trace: entry `m`
+/// is what a decoder given the first `m` codewords removes (spec section
+/// 8), for `m` below the codeword count (the whole stream removes the
+/// block's energy, the sum of its records). Rate control gets the
+/// candidates among them ([`cut_candidates`]).
 #[derive(Default)]
 struct CutTrace {
-    cuts: CutDecreases,
+    cuts: Vec<i128>,
     decreased: i128,
 }
 
@@ -103,7 +103,7 @@ impl bpc::SymbolObserver for CutTrace {
 
     #[inline]
     fn slot(&mut self, _slot: u32) {
-        self.cuts.push(self.decreased as f64);
+        self.cuts.push(self.decreased);
     }
 
     #[inline]
@@ -194,16 +194,20 @@ fn encode_one(
     } else {
         Vec::new()
     };
+    let cuts = match detail {
+        Detail::Cuts => cut_candidates(&records, &trace.cuts),
+        _ => CutCandidates::default(),
+    };
     Ok(Block {
         top: enc.top_bitplane,
         words,
         records,
-        cuts: trace.cuts,
+        cuts,
     })
 }
 
-/// Every block's records and cut decreases (empty where not asked for).
-type Details = (Vec<Vec<PassRecord>>, Vec<CutDecreases>);
+/// Every block's records and candidate cuts (empty where not asked for).
+type Details = (Vec<Vec<PassRecord>>, Vec<CutCandidates>);
 
 fn encode_blocks(
     batch: &CodeblockBatch,
@@ -280,7 +284,7 @@ pub fn encode_with_pass_ends(
         .map(|(e, (records, _))| (e, records))
 }
 
-/// [`encode_with_records`] plus every block's [`CutDecreases`] (for rate
+/// [`encode_with_records`] plus every block's [`CutCandidates`] (for rate
 /// control that truncates anywhere, not only at pass ends). Always codes
 /// with the sequential form, the one that reports the symbols' order.
 pub fn encode_with_cuts(
@@ -293,10 +297,10 @@ pub fn encode_with_cuts(
 /// One codeblock coded on the CPU with its details: top bitplane,
 /// codewords, pass records and (where asked for) cut decreases.
 #[cfg(feature = "gpu")]
-pub(crate) type BlockDetails = (Option<u8>, Vec<u16>, Vec<PassRecord>, CutDecreases);
+pub(crate) type BlockDetails = (Option<u8>, Vec<u16>, Vec<PassRecord>, CutCandidates);
 
 /// The blocks `which` of `batch` coded on the CPU with their pass records
-/// and, with `cuts`, their [`CutDecreases`] (sequential form): what the GPU
+/// and, with `cuts`, their [`CutCandidates`] (sequential form): what the GPU
 /// driver falls back to for codeblocks whose decreases could overflow its
 /// 64-bit sums ([`super::gpu::records_fit`]).
 #[cfg(feature = "gpu")]

@@ -10,6 +10,7 @@
 //! codewords packed back to back, with offsets.
 
 pub mod cpu;
+pub mod cuts;
 pub mod formats;
 #[cfg(feature = "gpu")]
 pub mod gpu;

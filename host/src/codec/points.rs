@@ -10,6 +10,7 @@ use super::header::Header;
 use super::rate::{BlockHull, BlockPasses, Hulls};
 use super::stages::entropy;
 use super::weights::block_weight;
+use crate::bpc::cuts::CutCandidates;
 
 /// Every block's rate-distortion hull, and the distortion totals.
 pub(crate) struct RatePoints {
@@ -106,22 +107,24 @@ fn block_points(
     }
 }
 
-/// A block's rate-distortion points at every codeword count `m` in
-/// `1..=n`: a decoder given `m` codewords decodes everything before the
+/// A block's rate-distortion points at its candidate cuts and at its
+/// end: a decoder given `m` codewords decodes everything before the
 /// symbol that opens slot `m` (spec section 8), which is more than the
-/// passes completed by then; `cuts[m]` is that decrease in index units.
+/// passes completed by then; `cuts` holds that decrease in index units
+/// for the counts `m` that can be on the block's hull
+/// ([`crate::bpc::cuts`], which derives them from this rule).
 /// Real-valued decreases are known per pass (`pass_real`, cumulative), so
 /// the pass a cut falls in gets the share of its real decrease that the
 /// cut's index-domain decrease has of the pass's.
 pub(crate) fn cut_points(
     records: &[wavelane_core::bpc::PassRecord],
     pass_real: &[f64],
-    cuts: &[f64],
+    cuts: &CutCandidates,
     resolution: usize,
 ) -> BlockPasses {
     let n = records.last().map_or(0, |r| r.codewords as usize);
-    let mut codewords = Vec::with_capacity(n);
-    let mut decrease = Vec::with_capacity(n);
+    let mut codewords = Vec::with_capacity(cuts.len() + 1);
+    let mut decrease = Vec::with_capacity(cuts.len() + 1);
     let mut pass_index = Vec::with_capacity(records.len());
     let mut acc = 0.0;
     for r in records {
@@ -129,7 +132,11 @@ pub(crate) fn cut_points(
         pass_index.push(acc);
     }
     let mut p = 0;
-    for (m, &cut) in cuts.iter().enumerate().take(n).skip(1) {
+    for (&m, &cut) in cuts.slots.iter().zip(&cuts.decreases) {
+        let m = m as usize;
+        if m == 0 || m >= n {
+            continue;
+        }
         // The pass that opens slot m: the first that ends with more slots.
         while p + 1 < records.len() && records[p].codewords as usize <= m {
             p += 1;
@@ -140,7 +147,7 @@ pub(crate) fn cut_points(
         };
         let index_span = pass_index[p] - index0;
         let share = if index_span > 0.0 {
-            ((cut - index0) / index_span).clamp(0.0, 1.0)
+            ((cut as f64 - index0) / index_span).clamp(0.0, 1.0)
         } else {
             0.0
         };
@@ -187,7 +194,10 @@ mod tests {
         let real = [200.0, 200.0, 230.0];
         // Before slot m opens: slot 1 inside pass 0 (40 of 100 decoded),
         // slot 2 after pass 0 (100), slots 3, 4, 5 inside pass 2.
-        let cuts = [0.0, 40.0, 100.0, 100.0, 130.0, 145.0];
+        let cuts = CutCandidates {
+            slots: vec![1, 2, 3, 4, 5],
+            decreases: vec![40, 100, 100, 130, 145],
+        };
         let p = cut_points(&records, &real, &cuts, 3);
         assert_eq!(p.codewords, [1, 2, 3, 4, 5, 6]);
         assert_eq!(p.resolution, 3);
@@ -196,7 +206,75 @@ mod tests {
             assert!((got - want).abs() < 1e-9, "{:?}", p.decrease);
         }
         // An empty block has no points.
-        let empty = cut_points(&[], &[], &[], 0);
+        let empty = cut_points(&[], &[], &CutCandidates::default(), 0);
         assert!(empty.codewords.is_empty() && empty.decrease.is_empty());
+    }
+
+    /// The hull of the candidate cuts is the hull of all cuts: on random
+    /// streams (passes of every sign of real and index decrease, cut
+    /// decreases wandering outside their pass's range), no cut lies above
+    /// the candidates' hull (beyond rounding), and the candidates' hull is
+    /// made of cuts.
+    #[test]
+    fn candidate_cuts_keep_the_hull_of_all_cuts() {
+        use crate::bpc::cuts::cut_candidates;
+        use crate::codec::rate::convex_hull;
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        for _ in 0..400 {
+            let passes = 1 + next(12) as usize;
+            let (mut records, mut real) = (Vec::new(), Vec::new());
+            let (mut cw, mut acc) = (0u32, 0.0);
+            for _ in 0..passes {
+                cw += next(40) as u32;
+                let decrease = next(1000) as i128 - 150;
+                records.push(record(PassKind::Cleanup, 0, cw, decrease));
+                acc += next(5000) as f64 - 800.0;
+                real.push(acc);
+            }
+            let n = cw as usize;
+            let mut cut = 0i128;
+            let cuts: Vec<i128> = (0..n.max(1))
+                .map(|_| {
+                    cut += next(200) as i128 - 60;
+                    cut
+                })
+                .collect();
+            let all = CutCandidates {
+                slots: (1..n as u32).collect(),
+                decreases: cuts.get(1..n).unwrap_or(&[]).to_vec(),
+            };
+            let full = cut_points(&records, &real, &all, 0);
+            let some = cut_points(&records, &real, &cut_candidates(&records, &cuts), 0);
+            let hull = convex_hull(&some);
+            for p in &hull {
+                let k = full.codewords.iter().position(|&c| c == p.codewords);
+                assert_eq!(
+                    full.decrease[k.unwrap()],
+                    p.decrease,
+                    "a hull point is a cut"
+                );
+            }
+            // The candidates' hull as a concave function of the codewords.
+            let above = |m: u32, d: f64| {
+                let (mut c0, mut d0) = (0u32, 0.0);
+                for p in &hull {
+                    if m <= p.codewords {
+                        let t = (m - c0) as f64 / (p.codewords - c0) as f64;
+                        return d > d0 + t * (p.decrease - d0) + 1e-6 * d.abs().max(1.0);
+                    }
+                    (c0, d0) = (p.codewords, p.decrease);
+                }
+                d > d0 + 1e-6 * d.abs().max(1.0)
+            };
+            for (&m, &d) in full.codewords.iter().zip(&full.decrease) {
+                assert!(!above(m, d), "cut {m} ({d}) above the candidates' hull");
+            }
+        }
     }
 }

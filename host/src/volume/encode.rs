@@ -20,7 +20,7 @@ use crate::bpc::{CodeblockBatch, EncodedBatch};
 use crate::codec::colour::shift_in;
 use crate::codec::index::BlockIndex;
 use crate::codec::quant::{quantize_i32, UNIT_STEP};
-use crate::codec::rate::{Allocation, BlockPasses, LayerTarget, SizeModel};
+use crate::codec::rate::{Allocation, BlockPasses, Hulls, LayerTarget, SizeModel};
 use crate::codec::stages::entropy::{self, Records};
 use crate::codec::stages::rate::RateControl;
 
@@ -119,8 +119,9 @@ pub fn encode_volume(
         layers: header.layers as usize,
         resolutions: header.resolutions(),
     };
+    let hulls = Hulls::new(&passes);
     let control = RateControl {
-        passes: &passes,
+        hulls: &hulls,
         model,
         total,
     };

@@ -42,7 +42,8 @@ use wavelane_core::bpc::{
 
 use super::{encode_on_device, DeviceRecords, GpuTiming, RecordsAsked, Source};
 use crate::backend::gpu::{Gpu, GpuError};
-use crate::bpc::cpu::{self, CutDecreases};
+use crate::bpc::cpu;
+use crate::bpc::cuts::{cut_candidates, CutCandidates};
 use crate::bpc::{BpcError, CodeblockBatch, EncodedBatch};
 
 /// Record entries per codeblock in the device buffer: the most passes a
@@ -89,7 +90,7 @@ pub fn encode_with_records(
     Ok((encoded, records, timing))
 }
 
-/// [`encode_with_records`] plus every codeblock's [`CutDecreases`]: the
+/// [`encode_with_records`] plus every codeblock's [`CutCandidates`]: the
 /// same result as [`cpu::encode_with_cuts`].
 pub fn encode_with_cuts(
     gpu: &Gpu,
@@ -99,9 +100,9 @@ pub fn encode_with_cuts(
     encode_with(gpu, Source::Host(batch), tables, RecordsAsked::Cuts)
 }
 
-/// Every codeblock's pass records and [`CutDecreases`] (the cuts empty
+/// Every codeblock's pass records and [`CutCandidates`] (the cuts empty
 /// unless asked for).
-pub type Details = (Vec<Vec<PassRecord>>, Vec<CutDecreases>);
+pub type Details = (Vec<Vec<PassRecord>>, Vec<CutCandidates>);
 
 /// The codewords of every codeblock of `source` with the records `asked`
 /// (the cuts empty unless asked for); a codeblock whose 64-bit sums could
@@ -216,12 +217,12 @@ fn download(
                 distortion_decrease: (w[2] as u64 | (w[3] as u64) << 32) as i64 as i128,
             });
         }
-        records.push(block);
         if !cuts.is_empty() {
             let range = encoded.offsets[b]..encoded.offsets[b + 1];
-            // `i64 as f64` rounds like the CPU's `i128 as f64` of the same value.
-            all_cuts.push(cuts[range].iter().map(|&c| c as f64).collect());
+            let block_cuts: Vec<i128> = cuts[range].iter().map(|&c| c as i128).collect();
+            all_cuts.push(cut_candidates(&block, &block_cuts));
         }
+        records.push(block);
     }
     Ok((records, all_cuts))
 }

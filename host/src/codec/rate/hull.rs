@@ -104,9 +104,8 @@ impl Hulls {
 
     /// The segment order of hulls made elsewhere.
     pub fn from_blocks(blocks: Vec<BlockHull>) -> Self {
-        let mut order: Vec<(f64, u32, u32)> = Vec::with_capacity(
-            blocks.iter().map(|b| b.points.len()).sum(),
-        );
+        let mut order: Vec<(f64, u32, u32)> =
+            Vec::with_capacity(blocks.iter().map(|b| b.points.len()).sum());
         for (b, hull) in blocks.iter().enumerate() {
             order.extend(
                 (hull.points.iter())

@@ -148,10 +148,7 @@ pub fn allocate(
     total: f64,
 ) -> Allocation {
     let layers = model.layers;
-    let Hulls {
-        blocks,
-        order,
-    } = hulls;
+    let Hulls { blocks, order } = hulls;
     let order = order.as_slice();
 
     let mut walk = Walk {

@@ -15,7 +15,7 @@ use wavelane_core::bpc::{PassRecord, ProbabilityTables};
 pub(crate) use super::entropy_decode::decode;
 use super::shifts::{by_shift, shifted_tables};
 use crate::backend::Backend;
-use crate::bpc::cpu::CutDecreases;
+use crate::bpc::cuts::CutCandidates;
 use crate::bpc::{cpu, BpcError, CodeblockBatch, EncodedBatch};
 use crate::codec::error::CodecError;
 use crate::codec::header::Header;
@@ -33,8 +33,8 @@ pub(crate) enum Records {
     PassEnds,
     /// The pass records.
     Passes,
-    /// The pass records and the decrease at every codeword cut (rate
-    /// control that truncates anywhere).
+    /// The pass records and the candidate cuts among all codeword counts
+    /// (rate control that truncates anywhere; [`crate::bpc::cuts`]).
     Cuts,
 }
 
@@ -44,8 +44,8 @@ pub(crate) struct Coded {
     pub encoded: EncodedBatch,
     /// Per-pass records of each block.
     pub records: Vec<Vec<PassRecord>>,
-    /// Each block's decrease at every codeword cut (empty unless asked for).
-    pub cuts: Vec<CutDecreases>,
+    /// Each block's candidate cuts (empty unless asked for).
+    pub cuts: Vec<CutCandidates>,
 }
 
 /// Codes every block of a host batch with the records `needs` asks for,
@@ -234,8 +234,8 @@ pub(crate) fn encode_host(
         return Ok(encode_batch(batch, &t, needs, backend)?);
     }
     let n = batch.blocks.len();
-    // Each block's top bitplane, codewords, pass records and cut decreases.
-    type Part = (Option<u8>, Vec<u16>, Vec<PassRecord>, CutDecreases);
+    // Each block's top bitplane, codewords, pass records and candidate cuts.
+    type Part = (Option<u8>, Vec<u16>, Vec<PassRecord>, CutCandidates);
     let mut parts: Vec<Option<Part>> = vec![None; n];
     for (shift, members) in groups {
         // The sub-batch borrows the index array by moving it in and back.
