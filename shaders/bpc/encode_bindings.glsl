@@ -35,11 +35,13 @@ layout(set = 0, binding = 9) readonly buffer Order { uint order[]; };
 
 #ifdef BPC_RECORDS
 // The rate-control records (bpc/records.glsl; layout in the module docs of
-// host/src/bpc/gpu_records.rs): per codeblock and pass (kind | bitplane
-// << 8, codewords so far, decrease low and high word), and per scratch slot
-// the decrease at that codeword cut.
+// host/src/bpc/gpu/records.rs): per codeblock and pass (kind | bitplane
+// << 8, codewords so far, decrease low and high word), codeblock b's from
+// record_starts[b] on, and per scratch slot the decrease at that codeword
+// cut.
 layout(set = 0, binding = 10) writeonly buffer Records { uvec4 records[]; };
 layout(set = 0, binding = 11) writeonly buffer Cuts { int64_t cuts[]; };
+layout(set = 0, binding = 12) readonly buffer RecordStarts { uint record_starts[]; };
 #endif
 #endif
 

@@ -65,7 +65,9 @@ void main() {
         ac_slot = NO_SLOT;
         ac_next = 0u;
 #ifdef BPC_RECORDS
-        rec_block = b;
+        // The host sized each codeblock's run from its top bitplane; one
+        // outside the buffer writes nothing (`rec_pass_end` bounds `at`).
+        rec_base = b < uint(record_starts.length()) ? record_starts[b] : 0xFFFFFFFFu;
         rec_acc = 0l;
         rec_pass = 0l;
 #endif

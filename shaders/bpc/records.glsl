@@ -1,10 +1,10 @@
 // The rate-control records of the BPC-PaCo encoder (BPC_RECORDS builds of
 // bpc/encode.glsl): per pass the record of core bpc/encode/sequential.rs `walk`
 // (kind, bitplane, codewords so far, distortion decrease), and the
-// decrease at every codeword cut (host bpc/cpu.rs CutDecreases, from the
+// decrease at every codeword cut (host bpc/cpu.rs CutTrace, from the
 // sequential encoder's SymbolObserver trace). Equal to the CPU's, integer
 // for integer, at every subgroup size. Layout of both buffers: the module
-// docs of host/src/bpc/gpu_records.rs.
+// docs of host/src/bpc/gpu/records.rs.
 //
 // Decreases. Each coded symbol lowers the squared error of the spec's
 // reconstruction (core record.rs): a significance with its sign symbol
@@ -47,8 +47,8 @@
 // the current pass.
 int64_t rec_acc = 0l;
 int64_t rec_pass = 0l;
-// The codeblock being coded and where its records start.
-uint rec_block = 0u;
+// Where the records of the codeblock being coded start.
+uint rec_base = 0u;
 
 // Per round and subgroup: (total of the prefix operand, total of the sum
 // operand), two buffers used in turn like bpc_ballot_acc.
@@ -144,8 +144,9 @@ void rec_phase(uint need_mask, bool need, uint slot, int64_t decrease, uint cap)
 void rec_pass_end(uint i, uint kind, uint j, bool three, uint lane) {
     int64_t total = rec_team(0l, rec_pass).y;
     rec_pass = 0l;
-    uint at = rec_block * bpc_pass_count(three, BPC_MAX_BITPLANE) + i;
-    if (lane == 0u && at < uint(records.length())) {
+    uint at = rec_base + i;
+    // No record outside the buffer, nor past a wrap of the start.
+    if (lane == 0u && at >= rec_base && at < uint(records.length())) {
         uint64_t u = uint64_t(total);
         records[at] = uvec4(kind | j << 8, ac_next, uint(u), uint(u >> 32));
     }

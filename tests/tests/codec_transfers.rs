@@ -183,8 +183,10 @@ const SUMS_BYTES: u64 = 16 * (1 + 4 * wavelane_core::bpc::COEFFICIENT_BITS as u6
 /// A `--bpp` encode with `--tables natural`: the samples up and nothing
 /// else plane-sized; down the distortion sums (computed on the device
 /// beside quantization: 1808 bytes a block), the coder's records (16
-/// bytes per block and possible pass) and cut decreases and codewords (10
-/// bytes per codeword before truncation), and the file: neither the
+/// bytes per pass, at most 82 passes a block), its codewords and
+/// candidate cuts (2 bytes per codeword before truncation, and 12 bytes
+/// per candidate, a few per pass: 10 bytes per codeword before truncation
+/// in all is allowed), and the file: neither the
 /// coefficients nor the index planes. The codewords before truncation are
 /// those of the same image coded with every pass (its file holds them, 2
 /// bytes each); the step is coarse enough that everything allowed beside

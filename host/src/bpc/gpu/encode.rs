@@ -37,13 +37,27 @@ pub(crate) enum RecordsAsked {
 /// The records of an encoding, still on the device (layout in
 /// [`super::records`]).
 pub(crate) struct DeviceRecords {
-    /// `4 * stride` words per codeblock: one `uvec4` per pass.
+    /// Four words (one `uvec4`) per pass, codeblock after codeblock.
     pub records: Subbuffer<[u32]>,
-    /// Records per codeblock ([`super::records::record_stride`]).
-    pub stride: usize,
-    /// One decrease per codeword, parallel to the packed codewords (empty
-    /// unless [`RecordsAsked::Cuts`]).
-    pub cuts: Option<Subbuffer<[i64]>>,
+    /// Where each codeblock's records start, and their total at the end
+    /// (from the codeblocks' top bitplanes).
+    pub starts: Vec<u32>,
+    /// The candidate cuts (none unless [`RecordsAsked::Cuts`]).
+    pub cuts: Option<DeviceCuts>,
+}
+
+/// Every codeblock's candidate cuts ([`crate::bpc::cuts`]) on the device:
+/// `bpc_cut_hull` flags them among the packed cut decreases, and
+/// `bpc_cut_compact` gathers them, codeblock after codeblock.
+pub(crate) struct DeviceCuts {
+    /// Where each codeblock's candidates start.
+    pub starts: Subbuffer<[u32]>,
+    /// Element 0: the candidates of all codeblocks.
+    pub total: Subbuffer<[u32]>,
+    /// Each candidate's codeword count (the cut).
+    pub slots: Subbuffer<[u32]>,
+    /// Each candidate's decrease (index units).
+    pub decreases: Subbuffer<[i64]>,
 }
 
 /// [`encode`] of the codeblocks of `source` (uploaded from the host, or
@@ -69,10 +83,6 @@ pub(crate) fn encode_on_device(
         ));
     }
     check_range(gpu, "the coefficients", source.coefficients_len() * 4)?;
-    let stride = super::records::record_stride(tables.mode());
-    if asked != RecordsAsked::No {
-        check_range(gpu, "the pass records", (n * stride * 16) as u64)?;
-    }
     let coefficients = &source.coefficients_on(gpu)?;
     let blocks = gpu.upload(&desc)?;
     let table_buf = gpu.upload(&flatten_tables(tables))?;
@@ -95,6 +105,13 @@ pub(crate) fn encode_on_device(
     run1.extend(gpu.scan_dispatches(&scratch_offsets, n as u32, &scan1)?);
     timing.add(gpu.run(&run1)?);
     let capacity = total_of(gpu, &scan1.result, &caps, n)?;
+    // Each codeblock's records, sized from its top bitplane.
+    let record_starts = match asked {
+        RecordsAsked::No => Vec::new(),
+        _ => record_starts(&gpu.download(&tops)?, tables.mode()),
+    };
+    let record_count = record_starts.last().copied().unwrap_or(0) as u64;
+    check_range(gpu, "the pass records", record_count * 16)?;
     check_range(gpu, "the encoder scratch", capacity * 2)?;
     let with_cuts = asked == RecordsAsked::Cuts;
     if with_cuts {
@@ -126,23 +143,23 @@ pub(crate) fn encode_on_device(
     // scratch slot (one word when not asked for: the shader bounds its
     // stores by the buffer's length).
     let mut device_records = None;
-    let mut cut_buffers = None;
+    let mut cut_scratch = None;
+    let mut starts_buffer = None;
     if asked != RecordsAsked::No {
-        let records = gpu.zeroed::<u32>((4 * n * stride) as u64)?;
+        let records = gpu.zeroed::<u32>(4 * record_count.max(1))?;
         let cut_slots = if with_cuts { capacity.max(1) } else { 1 };
-        let cut_scratch = gpu.uninit::<i64>(cut_slots)?;
-        encode = encode.buffer(&records).buffer(&cut_scratch);
-        let packed_cuts = if with_cuts {
-            let p = gpu.uninit::<i64>(cut_slots)?;
-            cut_buffers = Some((cut_scratch, p.clone()));
-            Some(p)
-        } else {
-            None
-        };
+        let scratch_cuts = gpu.uninit::<i64>(cut_slots)?;
+        let starts = gpu.upload(&record_starts)?;
+        encode = encode
+            .buffer(&records)
+            .buffer(&scratch_cuts)
+            .buffer(&starts);
+        cut_scratch = with_cuts.then_some(scratch_cuts);
+        starts_buffer = Some(starts);
         device_records = Some(DeviceRecords {
             records,
-            stride,
-            cuts: packed_cuts,
+            starts: record_starts,
+            cuts: None,
         });
     }
     let mut run2 = vec![encode.push(&[n as u32, three_pass(tables)])];
@@ -156,16 +173,26 @@ pub(crate) fn encode_on_device(
             .buffer(&packed)
             .push(&[n as u32]),
     );
-    if let Some((cut_scratch, packed_cuts)) = &cut_buffers {
-        run2.push(
-            Dispatch::new(&shaders::BPC_PACK_CUTS, [groups_for(n), 1, 1])
-                .buffer(&counts)
-                .buffer(&scratch_offsets)
-                .buffer(cut_scratch)
-                .buffer(&scan2.result)
-                .buffer(packed_cuts)
-                .push(&[n as u32]),
-        );
+    if let (Some(cut_scratch), Some(starts), Some(r)) =
+        (&cut_scratch, &starts_buffer, &mut device_records)
+    {
+        let most_passes = r.starts.windows(2).map(|w| w[1] - w[0]).max();
+        let (dispatches, cuts) = candidate_dispatches(
+            gpu,
+            CutInputs {
+                records: &r.records,
+                record_starts: starts,
+                offsets: &counts,
+                total: &scan2.result,
+                scratch_offsets: &scratch_offsets,
+                cut_scratch,
+            },
+            n,
+            capacity,
+            [n as u32, most_passes.unwrap_or(0)],
+        )?;
+        run2.extend(dispatches);
+        r.cuts = Some(cuts);
     }
     timing.add(gpu.run(&run2)?);
 
@@ -208,11 +235,95 @@ pub(crate) fn encode_on_device(
         codewords,
     };
     out.validate()?;
-    if let Some(r) = &mut device_records {
-        // The packed decreases: as many as codewords.
-        r.cuts = r.cuts.take().map(|c| c.slice(0..total.max(1) as u64));
-    }
     Ok((out, device_records, timing))
+}
+
+/// What the candidate cuts are made from: the records and their starts, the
+/// codeword offsets and total, and the cut decreases in the encoder's
+/// scratch regions.
+struct CutInputs<'a> {
+    records: &'a Subbuffer<[u32]>,
+    record_starts: &'a Subbuffer<[u32]>,
+    offsets: &'a Subbuffer<[u32]>,
+    total: &'a Subbuffer<[u32]>,
+    scratch_offsets: &'a Subbuffer<[u32]>,
+    cut_scratch: &'a Subbuffer<[i64]>,
+}
+
+/// The dispatches that pack the cut decreases like the codewords, flag the
+/// candidate cuts of every codeblock (`bpc_cut_hull`, the twin of
+/// [`crate::bpc::cuts::cut_candidates`]), scan the flags and gather the
+/// candidates (`bpc_cut_compact`), and the buffers they leave. `capacity`
+/// bounds the codewords; `params` is (codeblocks, the most passes of one).
+fn candidate_dispatches(
+    gpu: &Gpu,
+    inputs: CutInputs<'_>,
+    n: usize,
+    capacity: u64,
+    params: [u32; 2],
+) -> Result<(Vec<Dispatch>, DeviceCuts), BpcError> {
+    let positions = capacity.max(1);
+    let packed_cuts = gpu.uninit::<i64>(positions)?;
+    let stack = gpu.uninit::<u32>(positions)?;
+    let flags = gpu.zeroed::<u32>(positions)?;
+    let scan = gpu.scan_scratch(positions as u32)?;
+    let cuts = DeviceCuts {
+        starts: gpu.uninit::<u32>(n as u64)?,
+        total: scan.result.clone(),
+        slots: gpu.uninit::<u32>(positions)?,
+        decreases: gpu.uninit::<i64>(positions)?,
+    };
+    let pairs = n as u64 * params[1] as u64;
+    let mut run = vec![
+        Dispatch::new(&shaders::BPC_PACK_CUTS, [groups_for(n), 1, 1])
+            .buffer(inputs.offsets)
+            .buffer(inputs.scratch_offsets)
+            .buffer(inputs.cut_scratch)
+            .buffer(inputs.total)
+            .buffer(&packed_cuts)
+            .push(&[n as u32]),
+        Dispatch::new(
+            &shaders::BPC_CUT_HULL,
+            [pairs.div_ceil(64).clamp(1, MAX_GROUPS as u64) as u32, 1, 1],
+        )
+        .buffer(inputs.records)
+        .buffer(inputs.record_starts)
+        .buffer(inputs.offsets)
+        .buffer(inputs.total)
+        .buffer(&packed_cuts)
+        .buffer(&stack)
+        .buffer(&flags)
+        .push(&params),
+    ];
+    run.extend(gpu.scan_dispatches(&flags, positions as u32, &scan)?);
+    run.push(
+        Dispatch::new(&shaders::BPC_CUT_COMPACT, [groups_for(n), 1, 1])
+            .buffer(inputs.offsets)
+            .buffer(inputs.total)
+            .buffer(&packed_cuts)
+            .buffer(&flags)
+            .buffer(&scan.result)
+            .buffer(&cuts.starts)
+            .buffer(&cuts.slots)
+            .buffer(&cuts.decreases)
+            .push(&[n as u32, positions as u32]),
+    );
+    Ok((run, cuts))
+}
+
+/// Where each codeblock's pass records start among all of them (its top
+/// bitplane gives its passes; `tops` as `bpc_measure.comp` writes them),
+/// with the total at the end.
+fn record_starts(tops: &[u32], mode: wavelane_core::bpc::Mode) -> Vec<u32> {
+    let mut starts = Vec::with_capacity(tops.len() + 1);
+    let mut at = 0u32;
+    starts.push(at);
+    for &t in tops {
+        let top = (t != EMPTY).then_some(t.min(u8::MAX as u32) as u8);
+        at = at.saturating_add(wavelane_core::bpc::pass_count(mode, top) as u32);
+        starts.push(at);
+    }
+    starts
 }
 
 /// Reads the total of a scan and checks it against the per-block values

@@ -6,25 +6,27 @@
 //!
 //! # Device layout
 //!
-//! The encoding leaves two buffers on the device, besides the packed
+//! The encoding leaves these buffers on the device, besides the packed
 //! codewords and the codeword offsets (the scan of the counts):
-//! - **pass records**: `record_stride(mode)` entries per codeblock (56 in
-//!   2 passes, 82 in 3: the most passes a codeblock of the mode has),
-//!   codeblock `b`'s pass `i` at entry `b * stride + i`, of which the first
-//!   `pass_count(mode, top)` are written. One entry is four `u32`: `kind |
-//!   bitplane << 8` (kind 0 SPP, 1 MRP, 2 CP), the codewords needed to
-//!   decode through the pass, and the pass's distortion decrease as an
-//!   `i64` (low word, then high word; index units, as
-//!   [`PassRecord::distortion_decrease`]). 16 bytes per entry.
-//! - **cut decreases**: one `i64` per codeword, parallel to the packed
-//!   stream: the entry at codeblock `b`'s codeword offset plus `m` is the
-//!   decrease of `b`'s stream cut after `m` codewords (the CPU's
-//!   [`CutDecreases`] entry `m`). 8 bytes per codeword, four times the
-//!   stream.
+//! - **pass records**: codeblock after codeblock, `pass_count(mode, top)`
+//!   entries each, codeblock `b`'s from `starts[b]` on (the host sizes the
+//!   runs from the top bitplanes that the first submission measured, and
+//!   uploads the starts). One entry is four `u32`: `kind | bitplane << 8`
+//!   (kind 0 SPP, 1 MRP, 2 CP), the codewords needed to decode through the
+//!   pass, and the pass's distortion decrease as an `i64` (low word, then
+//!   high word; index units, as [`PassRecord::distortion_decrease`]). 16
+//!   bytes per pass.
+//! - **cut decreases** (records with cuts only): one `i64` per codeword,
+//!   parallel to the packed stream: the entry at codeblock `b`'s codeword
+//!   offset plus `m` is the decrease of `b`'s stream cut after `m`
+//!   codewords. They stay on the device: `bpc_cut_hull` and
+//!   `bpc_cut_compact` pick the candidate cuts ([`crate::bpc::cuts`])
+//!   and gather them into a list (each a `u32` cut and an `i64`
+//!   decrease) with each codeblock's start in it.
 //!
-//! Rate control runs on the host for now, so [`encode_with_records`] and
-//! [`encode_with_cuts`] download both (docs/codec.md, "Backends", gives the
-//! sizes). The device-side rate control to come reads them in place.
+//! Rate control runs on the host, so [`encode_with_records`] and
+//! [`encode_with_cuts`] download the records and the candidates
+//! (docs/codec.md, "Backends", gives the sizes).
 //!
 //! # Exactness
 //!
@@ -36,21 +38,14 @@
 //! the CPU driver: a typed fallback, logged at debug level, never a
 //! wrapped sum.
 
-use wavelane_core::bpc::{
-    pass_count, Mode, PassKind, PassRecord, PassSchedule, ProbabilityTables, MAX_BITPLANE,
-};
+use wavelane_core::bpc::{pass_count, Mode, PassKind, PassRecord, PassSchedule, ProbabilityTables};
 
+use super::encode::DeviceCuts;
 use super::{encode_on_device, DeviceRecords, GpuTiming, RecordsAsked, Source};
 use crate::backend::gpu::{Gpu, GpuError};
 use crate::bpc::cpu;
-use crate::bpc::cuts::{cut_candidates, CutCandidates};
+use crate::bpc::cuts::CutCandidates;
 use crate::bpc::{BpcError, CodeblockBatch, EncodedBatch};
-
-/// Record entries per codeblock in the device buffer: the most passes a
-/// codeblock of `mode` has.
-pub fn record_stride(mode: Mode) -> usize {
-    pass_count(mode, Some(MAX_BITPLANE))
-}
 
 /// Whether the device's 64-bit sums are exact for a codeblock of
 /// `width x height` with top bitplane `top`: its energy bound
@@ -181,14 +176,15 @@ fn download(
     mode: Mode,
 ) -> Result<Details, BpcError> {
     let words = gpu.download(&device.records)?;
-    let cuts = match &device.cuts {
-        Some(c) => gpu.download(c)?,
-        None => Vec::new(),
-    };
     let mut records = Vec::with_capacity(encoded.len());
-    let mut all_cuts = Vec::with_capacity(if cuts.is_empty() { 0 } else { encoded.len() });
     for (b, &top) in encoded.tops.iter().enumerate() {
         let passes = pass_count(mode, top);
+        let first = device.starts[b] as usize;
+        if device.starts[b + 1] as usize - first != passes {
+            return Err(BpcError::Mismatch(format!(
+                "codeblock {b}'s top bitplane changed while it was coded"
+            )));
+        }
         let mut block = Vec::with_capacity(passes);
         for (i, expected) in top
             .map(|t| PassSchedule::new(mode, Some(t)))
@@ -196,7 +192,7 @@ fn download(
             .flatten()
             .enumerate()
         {
-            let at = 4 * (b * device.stride + i);
+            let at = 4 * (first + i);
             let w = words.get(at..at + 4).ok_or_else(|| {
                 BpcError::Mismatch(format!("no room for codeblock {b}'s records"))
             })?;
@@ -217,12 +213,61 @@ fn download(
                 distortion_decrease: (w[2] as u64 | (w[3] as u64) << 32) as i64 as i128,
             });
         }
-        if !cuts.is_empty() {
-            let range = encoded.offsets[b]..encoded.offsets[b + 1];
-            let block_cuts: Vec<i128> = cuts[range].iter().map(|&c| c as i128).collect();
-            all_cuts.push(cut_candidates(&block, &block_cuts));
-        }
         records.push(block);
     }
-    Ok((records, all_cuts))
+    let cuts = match &device.cuts {
+        Some(c) => download_candidates(gpu, c, encoded)?,
+        None => Vec::new(),
+    };
+    Ok((records, cuts))
+}
+
+/// Every codeblock's candidate cuts from the device's list, checked: each
+/// codeblock's run within the list, its cuts increasing and inside its
+/// stream.
+fn download_candidates(
+    gpu: &Gpu,
+    device: &DeviceCuts,
+    encoded: &EncodedBatch,
+) -> Result<Vec<CutCandidates>, BpcError> {
+    let total = gpu.download(&device.total)?[0] as usize;
+    let starts = gpu.download(&device.starts)?;
+    let (slots, decreases) = if total == 0 {
+        (Vec::new(), Vec::new())
+    } else if total as u64 > device.slots.len() {
+        return Err(BpcError::Mismatch(format!(
+            "the GPU encoder reported {total} candidate cuts for room for {}",
+            device.slots.len()
+        )));
+    } else {
+        (
+            gpu.download(&device.slots.clone().slice(0..total as u64))?,
+            gpu.download(&device.decreases.clone().slice(0..total as u64))?,
+        )
+    };
+    let n = encoded.len();
+    (0..n)
+        .map(|b| {
+            let start = starts.get(b).map_or(total, |&s| s as usize);
+            let end = starts.get(b + 1).map_or(total, |&s| s as usize);
+            let codewords = encoded.offsets[b + 1] - encoded.offsets[b];
+            let bad = |why: &str| {
+                BpcError::Mismatch(format!(
+                    "codeblock {b}'s candidate cuts from the GPU: {why}"
+                ))
+            };
+            if start > end || end > total {
+                return Err(bad("their run lies outside the list"));
+            }
+            let block = &slots[start..end];
+            let increasing = block.windows(2).all(|w| w[0] < w[1]);
+            if !increasing || block.iter().any(|&m| m == 0 || m as usize >= codewords) {
+                return Err(bad("a cut out of order or outside the stream"));
+            }
+            Ok(CutCandidates {
+                slots: block.to_vec(),
+                decreases: decreases[start..end].iter().map(|&d| d as i128).collect(),
+            })
+        })
+        .collect()
 }
