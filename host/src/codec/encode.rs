@@ -435,10 +435,8 @@ fn rate_and_pack(
         model: size_model(header, &index)?,
         total,
     };
-    let words: Vec<&[u16]> = (0..blocks).map(|i| coded.encoded.block(i).1).collect();
-    let mut pack = |alloc: &Allocation| {
-        stages::pack::pack(backend, header, &mut index, alloc, &words).map_err(CodecError::from)
-    };
+    let mut pack =
+        |alloc: &Allocation| stages::pack::pack(backend, header, &mut index, alloc, coded);
     let last = match target {
         RateTarget::Lossless | RateTarget::AllPasses => LayerTarget::All,
         RateTarget::Bpp(bpp) => {

@@ -60,6 +60,18 @@ pub(crate) struct DeviceCuts {
     pub decreases: Subbuffer<[i64]>,
 }
 
+/// A coding's codewords left on the device: the packed stream, codeblock
+/// `b`'s at `offsets[b]..offsets[b + 1]`. Rate control keeps a prefix of
+/// each codeblock's, so only those prefixes need come down
+/// ([`gather_prefixes`]).
+#[derive(Clone)]
+pub(crate) struct DeviceWords {
+    /// The packed codewords.
+    pub packed: Subbuffer<[u16]>,
+    /// Where each codeblock's start, and their total at the end.
+    pub offsets: Vec<usize>,
+}
+
 /// [`encode`] of the codeblocks of `source` (uploaded from the host, or
 /// read in place from a device buffer), with the records `asked` written
 /// on the device (the records build of the encoder, `bpc_encode_records`,
@@ -70,6 +82,27 @@ pub(crate) fn encode_on_device(
     tables: &ProbabilityTables,
     asked: RecordsAsked,
 ) -> Result<(EncodedBatch, Option<DeviceRecords>, GpuTiming), BpcError> {
+    encode_keeping(gpu, source, tables, asked, false).map(|(e, r, _, t)| (e, r, t))
+}
+
+/// [`encode_on_device`], the codewords downloaded, or with `keep_words`
+/// left on the device: the batch then has the tops and offsets but no
+/// codewords, and the [`DeviceWords`] hold them.
+pub(crate) fn encode_keeping(
+    gpu: &Gpu,
+    source: Source<'_>,
+    tables: &ProbabilityTables,
+    asked: RecordsAsked,
+    keep_words: bool,
+) -> Result<
+    (
+        EncodedBatch,
+        Option<DeviceRecords>,
+        Option<DeviceWords>,
+        GpuTiming,
+    ),
+    BpcError,
+> {
     let desc = source.descriptors()?;
     let n = source.len();
     if n == 0 {
@@ -78,6 +111,7 @@ pub(crate) fn encode_on_device(
                 offsets: vec![0],
                 ..Default::default()
             },
+            None,
             None,
             GpuTiming::default(),
         ));
@@ -219,23 +253,84 @@ pub(crate) fn encode_on_device(
         .map(|o| o as usize)
         .chain([total])
         .collect();
-    let codewords = if total == 0 {
-        Vec::new()
-    } else {
-        gpu.download(&packed.clone().slice(0..total as u64))?
-    };
     let tops = gpu
         .download(&tops)?
         .into_iter()
         .map(|t| (t != EMPTY).then_some(t as u8))
         .collect();
+    if keep_words {
+        if !offsets.windows(2).all(|w| w[0] <= w[1]) {
+            return Err(BpcError::Mismatch(
+                "the GPU encoder's codeword offsets decrease".into(),
+            ));
+        }
+        let out = EncodedBatch {
+            tops,
+            offsets: offsets.clone(),
+            codewords: Vec::new(),
+        };
+        let words = DeviceWords { packed, offsets };
+        return Ok((out, device_records, Some(words), timing));
+    }
+    let codewords = if total == 0 {
+        Vec::new()
+    } else {
+        gpu.download(&packed.clone().slice(0..total as u64))?
+    };
     let out = EncodedBatch {
         tops,
         offsets,
         codewords,
     };
     out.validate()?;
-    Ok((out, device_records, timing))
+    Ok((out, device_records, None, timing))
+}
+
+/// The first `kept[b]` codewords of every codeblock `b` of `words`,
+/// gathered on the device (`bpc_pack` with the kept counts' offsets) and
+/// downloaded back to back, with where each codeblock's start and their
+/// total at the end: what a file of those truncation points holds.
+pub(crate) fn gather_prefixes(
+    gpu: &Gpu,
+    words: &DeviceWords,
+    kept: &[u32],
+) -> Result<(Vec<u16>, Vec<usize>), BpcError> {
+    let n = kept.len();
+    if words.offsets.len() != n + 1 {
+        return Err(BpcError::Mismatch(format!(
+            "{n} kept counts for {} coded codeblocks",
+            words.offsets.len().saturating_sub(1)
+        )));
+    }
+    let mut starts = Vec::with_capacity(n + 1);
+    let mut at = 0usize;
+    for (b, &k) in kept.iter().enumerate() {
+        if k as usize > words.offsets[b + 1] - words.offsets[b] {
+            return Err(BpcError::Mismatch(format!(
+                "codeblock {b}: {k} codewords kept of {}",
+                words.offsets[b + 1] - words.offsets[b]
+            )));
+        }
+        starts.push(at);
+        at += k as usize;
+    }
+    starts.push(at);
+    if at == 0 {
+        return Ok((Vec::new(), starts));
+    }
+    let as_u32 = |v: &[usize]| v.iter().map(|&o| o as u32).collect::<Vec<u32>>();
+    let dest = gpu.upload(&as_u32(&starts[..n]))?;
+    let from = gpu.upload(&as_u32(&words.offsets[..n]))?;
+    let total = gpu.upload(&[at as u32])?;
+    let out = gpu.uninit::<u16>(at as u64)?;
+    gpu.run(&[Dispatch::new(&shaders::BPC_PACK, [groups_for(n), 1, 1])
+        .buffer(&dest)
+        .buffer(&from)
+        .buffer(&words.packed)
+        .buffer(&total)
+        .buffer(&out)
+        .push(&[n as u32])])?;
+    Ok((gpu.download(&out)?, starts))
 }
 
 /// What the candidate cuts are made from: the records and their starts, the

@@ -39,7 +39,9 @@ pub mod records;
 pub(crate) use counts::count_on_device;
 pub use counts::count_selected;
 pub use encode::encode;
-pub(crate) use encode::{encode_on_device, DeviceRecords, RecordsAsked};
+pub(crate) use encode::{
+    encode_keeping, encode_on_device, gather_prefixes, DeviceRecords, DeviceWords, RecordsAsked,
+};
 pub(crate) use records::encode_with;
 pub use records::{encode_with_cuts, encode_with_records, records_fit, records_unsupported};
 

@@ -38,10 +38,12 @@
 //! the CPU driver: a typed fallback, logged at debug level, never a
 //! wrapped sum.
 
+use std::borrow::Cow;
+
 use wavelane_core::bpc::{pass_count, Mode, PassKind, PassRecord, PassSchedule, ProbabilityTables};
 
 use super::encode::DeviceCuts;
-use super::{encode_on_device, DeviceRecords, GpuTiming, RecordsAsked, Source};
+use super::{encode_keeping, DeviceRecords, DeviceWords, GpuTiming, RecordsAsked, Source};
 use crate::backend::gpu::{Gpu, GpuError};
 use crate::bpc::cpu;
 use crate::bpc::cuts::CutCandidates;
@@ -80,8 +82,13 @@ pub fn encode_with_records(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
 ) -> Result<(EncodedBatch, Vec<Vec<PassRecord>>, GpuTiming), BpcError> {
-    let (encoded, (records, _), timing) =
-        encode_with(gpu, Source::Host(batch), tables, RecordsAsked::Passes)?;
+    let (encoded, (records, _), _, timing) = encode_with(
+        gpu,
+        Source::Host(batch),
+        tables,
+        RecordsAsked::Passes,
+        false,
+    )?;
     Ok((encoded, records, timing))
 }
 
@@ -92,7 +99,8 @@ pub fn encode_with_cuts(
     batch: &CodeblockBatch,
     tables: &ProbabilityTables,
 ) -> Result<(EncodedBatch, Details, GpuTiming), BpcError> {
-    encode_with(gpu, Source::Host(batch), tables, RecordsAsked::Cuts)
+    encode_with(gpu, Source::Host(batch), tables, RecordsAsked::Cuts, false)
+        .map(|(e, details, _, timing)| (e, details, timing))
 }
 
 /// Every codeblock's pass records and [`CutCandidates`] (the cuts empty
@@ -104,20 +112,22 @@ pub type Details = (Vec<Vec<PassRecord>>, Vec<CutCandidates>);
 /// overflow gets its records from the CPU driver, which reads its
 /// coefficients on the host (from a device `source` that is a download of
 /// the whole buffer: a block with top bitplane 24 or more, which only
-/// 16-bit images with small steps reach).
+/// 16-bit images with small steps reach). With `keep_words` the codewords
+/// stay on the device ([`super::encode_keeping`]).
 pub(crate) fn encode_with(
     gpu: &Gpu,
     source: Source<'_>,
     tables: &ProbabilityTables,
     asked: RecordsAsked,
-) -> Result<(EncodedBatch, Details, GpuTiming), BpcError> {
+    keep_words: bool,
+) -> Result<(EncodedBatch, Details, Option<DeviceWords>, GpuTiming), BpcError> {
     if let Some(why) = records_unsupported(gpu) {
         return Err(BpcError::Gpu(GpuError::Limit(why)));
     }
-    let (encoded, device, timing) = encode_on_device(gpu, source, tables, asked)?;
+    let (encoded, device, words, timing) = encode_keeping(gpu, source, tables, asked, keep_words)?;
     let Some(device) = device else {
         // An empty batch.
-        return Ok((encoded, (Vec::new(), Vec::new()), timing));
+        return Ok((encoded, (Vec::new(), Vec::new()), words, timing));
     };
     let mut details = download(gpu, &device, &encoded, tables.mode())?;
     let with_cuts = asked == RecordsAsked::Cuts;
@@ -153,8 +163,19 @@ pub(crate) fn encode_with(
             }
         };
         let redone = cpu::block_details(batch, tables, &over, with_cuts)?;
-        for (&i, (top, words, records, cuts)) in over.iter().zip(redone) {
-            if (top, words.as_slice()) != encoded.block(i) {
+        // The GPU's codewords, to check the CPU's against (downloaded
+        // where they stayed on the device).
+        let host_words = match &words {
+            None => Cow::Borrowed(&encoded),
+            Some(w) => Cow::Owned(EncodedBatch {
+                codewords: gpu.download(&w.packed)?,
+                ..encoded.clone()
+            }),
+        };
+        for (&i, (top, block_words, records, cuts)) in over.iter().zip(redone) {
+            let (gpu_top, gpu_words) = (host_words.tops[i], &host_words.codewords);
+            let range = host_words.offsets[i]..host_words.offsets[i + 1];
+            if top != gpu_top || gpu_words.get(range) != Some(block_words.as_slice()) {
                 return Err(BpcError::Mismatch(format!(
                     "codeblock {i}: the CPU and GPU encoders disagree"
                 )));
@@ -165,7 +186,7 @@ pub(crate) fn encode_with(
             }
         }
     }
-    Ok((encoded, details, timing))
+    Ok((encoded, details, words, timing))
 }
 
 /// The records (and cuts, where the device wrote them) of every codeblock.

@@ -38,10 +38,23 @@ pub(crate) enum Records {
     Cuts,
 }
 
+/// Where a coding's codewords are.
+pub(crate) enum Words {
+    /// In the [`Coded::encoded`] batch.
+    Host,
+    /// Left on the device: the batch has the tops and offsets only, and
+    /// packing gathers the kept prefixes there ([`super::pack`]).
+    #[cfg(feature = "gpu")]
+    Device(crate::bpc::gpu::DeviceWords),
+}
+
 /// Every codeblock's codewords and pass records.
 pub(crate) struct Coded {
-    /// Tops and codewords.
+    /// Tops and offsets, and the codewords where `words` is
+    /// [`Words::Host`].
     pub encoded: EncodedBatch,
+    /// Where the codewords are.
+    pub words: Words,
     /// Per-pass records of each block.
     pub records: Vec<Vec<PassRecord>>,
     /// Each block's candidate cuts (empty unless asked for).
@@ -63,7 +76,8 @@ pub(crate) fn encode_batch(
     // 64-bit integers in shaders) is coded on the CPU instead.
     #[cfg(feature = "gpu")]
     if let Backend::Gpu(gpu) = backend {
-        if let Some(coded) = gpu_encode(gpu, crate::bpc::gpu::Source::Host(batch), tables, needs)? {
+        let source = crate::bpc::gpu::Source::Host(batch);
+        if let Some(coded) = gpu_encode(gpu, source, tables, needs, false)? {
             return Ok(coded);
         }
     }
@@ -73,16 +87,18 @@ pub(crate) fn encode_batch(
 }
 
 /// The GPU driver's coding of `source`, or `None` where the device cannot
-/// take it (logged at debug level; the caller codes on the CPU).
+/// take it (logged at debug level; the caller codes on the CPU). With
+/// `keep_words`, a coding with cuts leaves its codewords on the device.
 #[cfg(feature = "gpu")]
 fn gpu_encode(
     gpu: &crate::backend::gpu::Gpu,
     source: crate::bpc::gpu::Source<'_>,
     tables: &ProbabilityTables,
     needs: Records,
+    keep_words: bool,
 ) -> Result<Option<Coded>, BpcError> {
     use crate::backend::gpu::GpuError;
-    match gpu_encode_batch(gpu, source, tables, needs) {
+    match gpu_encode_batch(gpu, source, tables, needs, keep_words) {
         Ok(coded) => Ok(Some(coded)),
         Err(BpcError::Gpu(GpuError::Limit(why))) => {
             log::debug!(
@@ -103,17 +119,22 @@ fn gpu_encode_batch(
     source: crate::bpc::gpu::Source<'_>,
     tables: &ProbabilityTables,
     needs: Records,
+    keep_words: bool,
 ) -> Result<Coded, crate::bpc::BpcError> {
     use crate::bpc::gpu::{self, RecordsAsked};
+    let mut words = Words::Host;
     let (encoded, records, cuts) = match needs {
         Records::Cuts => {
-            let (encoded, (records, cuts), _) =
-                gpu::encode_with(gpu, source, tables, RecordsAsked::Cuts)?;
+            let (encoded, (records, cuts), device_words, _) =
+                gpu::encode_with(gpu, source, tables, RecordsAsked::Cuts, keep_words)?;
+            if let Some(w) = device_words {
+                words = Words::Device(w);
+            }
             (encoded, records, cuts)
         }
         Records::Passes | Records::PassEnds => {
-            let (encoded, (mut records, _), _) =
-                gpu::encode_with(gpu, source, tables, RecordsAsked::Passes)?;
+            let (encoded, (mut records, _), _, _) =
+                gpu::encode_with(gpu, source, tables, RecordsAsked::Passes, false)?;
             if needs == Records::PassEnds {
                 // What the CPU driver reports for pass ends (it skips the
                 // decreases; the GPU's records build has them anyway).
@@ -132,6 +153,7 @@ fn gpu_encode_batch(
     };
     Ok(Coded {
         encoded,
+        words,
         records,
         cuts,
     })
@@ -165,6 +187,7 @@ fn cpu_encode_batch(
     };
     Ok(Coded {
         encoded,
+        words: Words::Host,
         records,
         cuts,
     })
@@ -176,12 +199,12 @@ fn cpu_encode_batch(
 /// such a block are empty.
 pub(crate) fn totals(encoded: &EncodedBatch) -> Vec<Vec<PassRecord>> {
     (0..encoded.tops.len())
-        .map(|i| match encoded.block(i) {
-            (Some(_), words) => vec![PassRecord {
-                codewords: words.len() as u32,
+        .map(|i| match encoded.tops[i] {
+            Some(_) => vec![PassRecord {
+                codewords: (encoded.offsets[i + 1] - encoded.offsets[i]) as u32,
                 ..PassRecord::EMPTY
             }],
-            (None, _) => Vec::new(),
+            None => Vec::new(),
         })
         .collect()
 }
@@ -206,7 +229,9 @@ pub(crate) fn encode(
                 coefficients: &device.planes.buffer,
                 blocks: &device.blocks,
             };
-            if let Some(coded) = gpu_encode(gpu, source, tables, needs)? {
+            // Rate control keeps a prefix of each block's codewords:
+            // packing gathers those on the device.
+            if let Some(coded) = gpu_encode(gpu, source, tables, needs, true)? {
                 return Ok(coded);
             }
         }
@@ -260,6 +285,7 @@ pub(crate) fn encode_host(
             offsets: vec![0],
             codewords: Vec::new(),
         },
+        words: Words::Host,
         records: Vec::with_capacity(n),
         cuts: Vec::with_capacity(if needs == Records::Cuts { n } else { 0 }),
     };

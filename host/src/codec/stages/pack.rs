@@ -5,30 +5,50 @@
 
 use crate::backend::Backend;
 use crate::bpc::EncodedBatch;
+use crate::codec::error::CodecError;
 use crate::codec::file::{write_file, Container};
-use crate::codec::format::FormatError;
 use crate::codec::header::Header;
 use crate::codec::index::BlockIndex;
 use crate::codec::progressive::Selection;
 use crate::codec::rate::Allocation;
+use crate::codec::stages::entropy::{Coded, Words};
 
 /// The file of `alloc`'s truncation points: `index` (tops and shifts set)
-/// takes the allocation's counts, `codewords[i]` holds block `i`'s coded
-/// codewords.
+/// takes the allocation's counts; `coded` holds the blocks' codewords, on
+/// the host or on the device. Codewords left on the device are gathered
+/// there, each block's kept prefix only, so what comes down is the file's
+/// data; the file itself is written on the host.
 pub(crate) fn pack(
     backend: &Backend,
     header: &Header,
     index: &mut BlockIndex,
     alloc: &Allocation,
-    codewords: &[&[u16]],
-) -> Result<Vec<u8>, FormatError> {
+    coded: &Coded,
+) -> Result<Vec<u8>, CodecError> {
     index.counts.clone_from(&alloc.counts);
-    match backend {
-        Backend::Cpu => write_file(header, index, codewords),
-        // No shader for this stage: the GPU backend runs it on the host
-        // (docs/codec.md, "Backends").
+    let encoded = &coded.encoded;
+    let blocks = encoded.tops.len();
+    match (&coded.words, backend) {
+        (Words::Host, _) => {
+            let words: Vec<&[u16]> = (0..blocks).map(|i| encoded.block(i).1).collect();
+            Ok(write_file(header, index, &words)?)
+        }
         #[cfg(feature = "gpu")]
-        Backend::Gpu(_) => write_file(header, index, codewords),
+        (Words::Device(device), Backend::Gpu(gpu)) => {
+            let layers = index.layers.max(1);
+            let kept: Vec<u32> = (alloc.counts.chunks(layers))
+                .map(|c| c.iter().sum())
+                .collect();
+            let (data, starts) = crate::bpc::gpu::gather_prefixes(gpu, device, &kept)?;
+            let words: Vec<&[u16]> = starts.windows(2).map(|w| &data[w[0]..w[1]]).collect();
+            Ok(write_file(header, index, &words)?)
+        }
+        #[cfg(feature = "gpu")]
+        (Words::Device(_), Backend::Cpu) => Err(CodecError::from(
+            crate::codec::format::FormatError::Unrepresentable(
+                "codewords on a device, packed on the CPU backend".into(),
+            ),
+        )),
     }
 }
 
