@@ -51,10 +51,10 @@ fn crossovers(job: Job) -> Option<[f64; 3]> {
     match job {
         Job::Encode { lossless: true, .. } => Some([5.5e6, 10e6, 40e6]),
         // Generated (noisy) images, the GPU's worst case: their coding
-        // passes bring the most cut records to the host's rate control.
+        // passes give rate control the most candidate cuts to weigh.
         Job::Encode {
             lossless: false, ..
-        } => Some([1.6e6, 4e6, 14e6]),
+        } => Some([1.6e6, 3.3e6, 12e6]),
         Job::Decode {
             reversible: true, ..
         } => Some([3e6, 4e6, 12e6]),
@@ -186,9 +186,11 @@ mod tests {
             samples: rgb(side),
             lossless: false,
         };
-        assert!(prefers_gpu(lossy(1024), 2)); // 99 + 180 vs 460
-        assert!(!prefers_gpu(lossy(1024), 16)); // 95 + 160 vs 104
-        assert!(prefers_gpu(lossy(3072), 16)); // 781 + 180 vs 1155
+        assert!(prefers_gpu(lossy(1024), 2)); // 26 + 157 vs 335
+        assert!(!prefers_gpu(lossy(1024), 4)); // 25 + 163 vs 177
+        assert!(!prefers_gpu(lossy(1024), 16)); // 26 + 162 vs 63
+        assert!(prefers_gpu(lossy(2048), 4)); // 52 + 171 vs 960
+        assert!(prefers_gpu(lossy(3072), 16)); // 71 + 182 vs 403
     }
 
     #[test]
