@@ -174,7 +174,7 @@ pub fn run(a: CodecBenchArgs) -> CliResult {
         );
         for s in &r.stages {
             println!(
-                "  {:<12} {:>4} {:>10.3} ms (median {:.3}){}",
+                "  {:<13} {:>4} {:>10.3} ms (median {:.3}){}",
                 s.name,
                 format!("{:?}", s.device).to_lowercase(),
                 s.best_ms,

@@ -147,7 +147,6 @@ fn encode_at_step(
     };
     seconds.quantize += clock.stop(t, "distortion");
 
-    let t = clock.start();
     let coding = code(
         header,
         &blocks,
@@ -156,8 +155,9 @@ fn encode_at_step(
         real.as_deref(),
         options,
         backend,
+        &mut clock,
     )?;
-    seconds.entropy = clock.stop(t, "entropy");
+    seconds.entropy = coding.seconds;
 
     let t = clock.start();
     let noise = if real.is_some() {
@@ -308,11 +308,16 @@ struct Coding {
     coded: Coded,
     points: RatePoints,
     needs: Records,
+    /// Seconds of the stages it took: the coding, the rate points and,
+    /// with the lossy table fit, the fit, the recoding and its points.
+    seconds: f64,
 }
 
 /// Entropy coding, and for `--bpp` and `--psnr` targets with the default
 /// tables the truncation-aware table fit ([`table_fit`]): recoded with the
-/// fitted tables, kept if rate control predicts a better file.
+/// fitted tables, kept if rate control predicts a better file. Each step
+/// is a stage of `clock`'s report.
+#[allow(clippy::too_many_arguments)]
 fn code(
     header: Header,
     blocks: &[BlockGeometry],
@@ -321,6 +326,7 @@ fn code(
     real: Option<&[BlockDistortion]>,
     options: &EncodeOptions,
     backend: &Backend,
+    clock: &mut StageClock<'_>,
 ) -> Result<Coding, CodecError> {
     // Rate control that truncates may cut a block after any codeword; a
     // lossless single-layer file keeps every pass, so its allocation needs
@@ -338,6 +344,7 @@ fn code(
     // ends without decreases need no weights (`rate_points`), and the
     // entropy stage gets both threads.
     let weighed = !matches!(needs, Records::PassEnds | Records::Totals);
+    let t = clock.start();
     let (coded, ()) = rayon::join(
         || entropy::encode(&header, &mut formed, shifts, needs, backend),
         || {
@@ -347,12 +354,16 @@ fn code(
         },
     );
     let coded = coded?;
+    let mut seconds = clock.stop(t, "entropy");
+    let t = clock.start();
     let points = rate_points(&header, blocks, &coded, shifts, real);
+    seconds += clock.stop(t, "rate points");
     let mut coding = Coding {
         header,
         coded,
         points,
         needs,
+        seconds,
     };
     let fit_lossy = options.tables == TableChoice::Default
         && !coding.header.block_shifts
@@ -364,6 +375,7 @@ fn code(
             points,
             ..
         } = &coding;
+        let t = clock.start();
         let first = table_fit::first_allocation(header, coded, points, options.target)?;
         let fit = table_fit::truncation_fit(
             header,
@@ -372,21 +384,27 @@ fn code(
             &first,
             options.table_row_offset,
         )?;
+        let mut seconds = clock.stop(t, "table fit");
         if let Some(tables) = fit {
             let fitted = Header {
                 tables,
                 ..header.clone()
             };
+            let t = clock.start();
             let recoded = entropy::encode(&fitted, &mut formed, shifts, needs, backend)?;
+            seconds += clock.stop(t, "recode");
+            let t = clock.start();
             let recoded_points = rate_points(&fitted, blocks, &recoded, shifts, real);
             let second =
                 table_fit::first_allocation(&fitted, &recoded, &recoded_points, options.target)?;
+            seconds += clock.stop(t, "recode points");
             if table_fit::improves(&first, &second, options.target) {
                 coding.header = fitted;
                 coding.coded = recoded;
                 coding.points = recoded_points;
             }
         }
+        coding.seconds += seconds;
     }
     Ok(coding)
 }

@@ -348,6 +348,10 @@ pub(crate) fn quantize(
         &starts,
         Some((&errors, 2)),
     ));
+    let trim = match &sums_buf {
+        Some(s) => Some(trim_sums(gpu, s, blocks.len(), &mut dispatches)?),
+        None => None,
+    };
     gpu.run(&dispatches)?;
     let errors = gpu.download(&errors)?;
     let errors = errors
@@ -355,17 +359,71 @@ pub(crate) fn quantize(
         .take(blocks.len())
         .map(|e| ((e[1] as u64) << 32) | e[0] as u64)
         .collect();
-    let sums = match sums_buf {
-        Some(s) => Some(
-            gpu.download(&s)?
-                .chunks_exact(4 * SUMS)
-                .take(blocks.len())
-                .map(BlockSums::from_words)
-                .collect(),
-        ),
+    let sums = match trim {
+        Some(t) => Some(t.download(gpu, blocks.len())?),
         None => None,
     };
     Ok((errors, sums))
+}
+
+/// The distortion sums trimmed on the device to each block's bitplanes
+/// (`shaders/codec/distortion_trim.comp`): each block's start among the
+/// kept entries, their total, and the entries.
+struct TrimmedSums {
+    starts: Subbuffer<[u32]>,
+    scan: crate::backend::gpu::ScanScratch,
+    trimmed: Subbuffer<[u32]>,
+}
+
+/// Adds to `dispatches` the trimming of `blocks` blocks' sums in `sums`.
+fn trim_sums(
+    gpu: &Gpu,
+    sums: &Subbuffer<[u32]>,
+    blocks: usize,
+    dispatches: &mut Vec<Dispatch>,
+) -> Result<TrimmedSums, GpuError> {
+    let starts = gpu.zeroed::<u32>(blocks as u64)?;
+    let scan = gpu.scan_scratch(blocks as u32)?;
+    let trimmed = gpu.uninit::<u32>(sums.len())?;
+    let pass = |mode: u32| {
+        Dispatch::new(&shaders::DISTORTION_TRIM, [groups(blocks, 1), 1, 1])
+            .buffer(sums)
+            .buffer(&starts)
+            .buffer(&trimmed)
+            .push(&[blocks as u32, mode])
+    };
+    dispatches.push(pass(0));
+    dispatches.extend(gpu.scan_dispatches(&starts, blocks as u32, &scan)?);
+    dispatches.push(pass(1));
+    Ok(TrimmedSums {
+        starts,
+        scan,
+        trimmed,
+    })
+}
+
+impl TrimmedSums {
+    /// Every block's sums, the trimmed bitplanes zero again.
+    fn download(&self, gpu: &Gpu, blocks: usize) -> Result<Vec<BlockSums>, GpuError> {
+        let total = gpu.download(&self.scan.result)?[0] as usize;
+        let starts = gpu.download(&self.starts)?;
+        let words = match total {
+            0 => Vec::new(),
+            _ => gpu.download(&self.trimmed.clone().slice(0..4 * total as u64))?,
+        };
+        (0..blocks)
+            .map(|b| {
+                let start = starts.get(b).map_or(total, |&s| s as usize);
+                let end = starts.get(b + 1).map_or(total, |&s| s as usize);
+                if start > end || end > total || end - start > SUMS {
+                    return Err(GpuError::Command(format!(
+                        "block {b}'s trimmed distortion sums lie outside their list"
+                    )));
+                }
+                Ok(BlockSums::from_words(&words[4 * start..4 * end]))
+            })
+            .collect()
+    }
 }
 
 /// One decoded block's reconstruction rule (`stages::quantize`'s `Rule`).
