@@ -32,22 +32,10 @@ thread_local! {
 }
 
 crate::fastest! {
-    /// [`bpc::decode_phases`], compiled for the CPU (its 32-lane loops are
-    /// what the v3/v4 copies vectorize).
-    fn decode_phases(
-        params: &CodingParams<'_>,
-        top: Option<u8>,
-        words: &[u16],
-        limits: DecodeLimits,
-        out: bpc::CodeblockMut<'_>,
-        scratch: &mut DecodeScratch,
-    ) -> Result<Decoded, bpc::DecodeError> {
-        bpc::decode_phases(params, top, words, limits, out, &mut scratch.state, &mut scratch.mags)
-    }
-}
-
-crate::fastest! {
-    /// [`bpc::decode_phases_rows`], compiled for the CPU.
+    /// [`bpc::decode_phases_rows`], compiled for the CPU (its 32-lane
+    /// loops are what the v3/v4 copies vectorize); the sequential form's
+    /// one entry, whether the rows lie in the output array or in a
+    /// block's own buffer.
     fn decode_phases_rows(
         params: &CodingParams<'_>,
         top: Option<u8>,
@@ -124,16 +112,25 @@ pub fn decode_with_limits(
         .map(|i| {
             let d = like.blocks[i];
             let mut buf = vec![0i32; d.width * d.height];
-            let out = bpc::CodeblockMut::new(&mut buf, d.width, d.width, d.height)
-                .map_err(|source| BpcError::Geometry { block: i, source })?;
+            let geometry = |source| BpcError::Geometry { block: i, source };
             let params = CodingParams::new(tables, d.group);
             let (top, words) = encoded.block(i);
-            let r = DECODE_SCRATCH.with_borrow_mut(|s| match form {
-                CoreForm::Sequential => decode_phases(&params, top, words, limits, out, s),
-                CoreForm::Lanes => {
-                    bpc::decode_lanes(&params, top, words, limits, out, &mut s.state, 32)
+            let r = match form {
+                CoreForm::Sequential => {
+                    let mut rows: Vec<&mut [i32]> = buf.chunks_exact_mut(d.width.max(1)).collect();
+                    let out = bpc::CodeblockRows::new(&mut rows).map_err(geometry)?;
+                    DECODE_SCRATCH.with_borrow_mut(|s| {
+                        decode_phases_rows(&params, top, words, limits, out, s)
+                    })
                 }
-            });
+                CoreForm::Lanes => {
+                    let out = bpc::CodeblockMut::new(&mut buf, d.width, d.width, d.height)
+                        .map_err(geometry)?;
+                    DECODE_SCRATCH.with_borrow_mut(|s| {
+                        bpc::decode_lanes(&params, top, words, limits, out, &mut s.state, 32)
+                    })
+                }
+            };
             let summary = r.map_err(|source| BpcError::Decode { block: i, source })?;
             Ok((buf, summary))
         })
@@ -228,5 +225,26 @@ mod tests {
         // An overlap of one column with room to spare after it.
         like.blocks = vec![desc(1, 4, 2, 1), desc(0, 4, 2, 1)];
         assert!(block_rows(&like, &mut out).is_none());
+    }
+
+    /// Overlapping blocks decode through each block's own buffer: the
+    /// sequential form there gives what the lane form gives, and the
+    /// later block's coefficients where they overlap.
+    #[test]
+    fn overlapping_blocks_decode_alike_in_both_forms() {
+        use crate::bpc::cpu::encode;
+        use wavelane_core::bpc::Mode;
+        // Two 8x4 blocks of a 12-wide array, overlapping in 4 columns.
+        let coefficients: Vec<i32> = (0..48).map(|i| (i * 37 % 29) - 14).collect();
+        let batch = CodeblockBatch {
+            coefficients,
+            blocks: vec![desc(0, 12, 8, 4), desc(4, 12, 8, 4)],
+        };
+        let tables = ProbabilityTables::natural_lossless(Mode::ThreePass);
+        let encoded = encode(&batch, tables, CoreForm::Sequential).unwrap();
+        let (seq, _) = decode(&batch, &encoded, tables, None, CoreForm::Sequential).unwrap();
+        let (lanes, _) = decode(&batch, &encoded, tables, None, CoreForm::Lanes).unwrap();
+        assert_eq!(seq, lanes);
+        assert_eq!(seq, batch.coefficients, "every coefficient lies in a block");
     }
 }
