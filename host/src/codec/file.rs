@@ -115,16 +115,10 @@ pub fn write_file(
         )));
     }
     let layers = index.layers;
-    let mut out = Vec::new();
-    header.write(&mut out)?;
-    let packed = index.pack(header.block_shifts)?;
-    out.extend_from_slice(&(packed.len() as u32).to_le_bytes());
-    out.extend_from_slice(&packed);
-
-    // Data segments, built first so their CRCs can go into the header.
-    let mut starts = vec![0usize; blocks.len()];
-    let mut data = Vec::new();
-    let mut crcs = Vec::new();
+    // Each segment's blocks and byte length, resolution-major then layer
+    // (docs/format.md): known from the counts before any byte is written,
+    // so the data goes straight into the file after room for the CRCs.
+    let mut segments: Vec<(std::ops::Range<usize>, usize, usize)> = Vec::new();
     let mut first = 0;
     for r in 0..=header.levels as usize {
         let end = first
@@ -133,33 +127,54 @@ pub fn write_file(
                 .take_while(|b| b.resolution as usize == r)
                 .count();
         for l in 0..layers {
-            let seg_start = data.len();
-            for i in first..end {
-                let n = index.counts[i * layers + l] as usize;
-                let words = codewords[i].get(starts[i]..starts[i] + n).ok_or_else(|| {
-                    FormatError::Unrepresentable(format!(
-                        "block {i} has fewer codewords than its index says"
-                    ))
-                })?;
-                for w in words {
-                    data.extend_from_slice(&w.to_be_bytes());
-                }
-                starts[i] += n;
-            }
-            if data.len() > seg_start {
-                crcs.push(crc32fast::hash(&data[seg_start..]));
-            }
+            let words: usize = (first..end)
+                .map(|i| index.counts[i * layers + l] as usize)
+                .sum();
+            segments.push((first..end, l, 2 * words));
         }
         first = end;
     }
-    for crc in crcs {
-        out.extend_from_slice(&crc.to_le_bytes());
-    }
+    let data_len: usize = segments.iter().map(|s| s.2).sum();
+    let nonempty = segments.iter().filter(|s| s.2 > 0).count();
+    let packed = index.pack(header.block_shifts)?;
+    let mut out = Vec::with_capacity(64 + packed.len() + 4 * nonempty + 4 + data_len);
+    header.write(&mut out)?;
+    out.extend_from_slice(&(packed.len() as u32).to_le_bytes());
+    out.extend_from_slice(&packed);
+    let crc_at = out.len();
+    out.resize(crc_at + 4 * nonempty, 0);
     let header_len = out.len() + 4;
     out[10..14].copy_from_slice(&(header_len as u32).to_le_bytes());
-    let crc = crc32fast::hash(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out.extend_from_slice(&data);
+    out.extend_from_slice(&[0; 4]);
+
+    let mut starts = vec![0usize; blocks.len()];
+    let mut crcs = Vec::with_capacity(nonempty);
+    for (range, l, bytes) in segments {
+        let seg_start = out.len();
+        out.resize(seg_start + bytes, 0);
+        let mut at = seg_start;
+        for i in range {
+            let n = index.counts[i * layers + l] as usize;
+            let words = codewords[i].get(starts[i]..starts[i] + n).ok_or_else(|| {
+                FormatError::Unrepresentable(format!(
+                    "block {i} has fewer codewords than its index says"
+                ))
+            })?;
+            for (d, w) in out[at..at + 2 * n].chunks_exact_mut(2).zip(words) {
+                d.copy_from_slice(&w.to_be_bytes());
+            }
+            at += 2 * n;
+            starts[i] += n;
+        }
+        if bytes > 0 {
+            crcs.push(crc32fast::hash(&out[seg_start..]));
+        }
+    }
+    for (k, crc) in crcs.iter().enumerate() {
+        out[crc_at + 4 * k..crc_at + 4 * k + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    let crc = crc32fast::hash(&out[..header_len - 4]);
+    out[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
     Ok(out)
 }
 
