@@ -4,6 +4,8 @@
 //! [`Container::parse`] checks one and tells where every codeblock's
 //! codewords are.
 
+use rayon::prelude::*;
+
 use super::codeblocks::{codeblock_count, codeblocks, BlockGeometry};
 use super::format::*;
 use super::header::{Cursor, Header};
@@ -89,6 +91,9 @@ pub fn main_header_len(header: &Header, index: &BlockIndex, nonempty_segments: u
     fixed.len() + 4 + index.packed_len(header.block_shifts) + 4 * nonempty_segments + 4
 }
 
+/// Bytes of a segment checksummed by one thread while writing a file.
+const CRC_PIECE: usize = 1 << 20;
+
 /// Assembles a file. `codewords[i]` holds at least the codewords the index
 /// gives block `i` over all layers.
 pub fn write_file(
@@ -147,28 +152,60 @@ pub fn write_file(
     out[10..14].copy_from_slice(&(header_len as u32).to_le_bytes());
     out.extend_from_slice(&[0; 4]);
 
-    let mut starts = vec![0usize; blocks.len()];
-    let mut crcs = Vec::with_capacity(nonempty);
-    for (range, l, bytes) in segments {
-        let seg_start = out.len();
-        out.resize(seg_start + bytes, 0);
-        let mut at = seg_start;
-        for i in range {
-            let n = index.counts[i * layers + l] as usize;
-            let words = codewords[i].get(starts[i]..starts[i] + n).ok_or_else(|| {
+    // Every block's part of every segment has its place in the file before
+    // any byte is written, so the parts are filled on all cores, each on
+    // its own slice; a block's codewords in layer `l` start after those of
+    // its earlier layers.
+    let data_at = out.len();
+    out.resize(data_at + data_len, 0);
+    let mut parts = Vec::with_capacity(blocks.len() * layers);
+    let mut rest = &mut out[data_at..];
+    for (range, l, _) in &segments {
+        for i in range.clone() {
+            let counts = &index.counts[i * layers..(i + 1) * layers];
+            let start: usize = counts[..*l].iter().map(|&c| c as usize).sum();
+            let n = counts[*l] as usize;
+            let (part, tail) = rest.split_at_mut(2 * n);
+            parts.push((i, start, part));
+            rest = tail;
+        }
+    }
+    parts.into_par_iter().try_for_each(|(i, start, part)| {
+        let words = codewords[i]
+            .get(start..start + part.len() / 2)
+            .ok_or_else(|| {
                 FormatError::Unrepresentable(format!(
                     "block {i} has fewer codewords than its index says"
                 ))
             })?;
-            for (d, w) in out[at..at + 2 * n].chunks_exact_mut(2).zip(words) {
-                d.copy_from_slice(&w.to_be_bytes());
-            }
-            at += 2 * n;
-            starts[i] += n;
+        for (d, w) in part.chunks_exact_mut(2).zip(words) {
+            d.copy_from_slice(&w.to_be_bytes());
         }
-        if bytes > 0 {
-            crcs.push(crc32fast::hash(&out[seg_start..]));
+        Ok::<(), FormatError>(())
+    })?;
+    // Each segment's CRC from pieces checksummed on all cores, combined
+    // in order.
+    let mut crcs = Vec::with_capacity(nonempty);
+    let mut at = data_at;
+    for (_, _, bytes) in &segments {
+        let segment = &out[at..at + bytes];
+        at += bytes;
+        if segment.is_empty() {
+            continue;
         }
+        let pieces: Vec<crc32fast::Hasher> = segment
+            .par_chunks(CRC_PIECE)
+            .map(|piece| {
+                let mut h = crc32fast::Hasher::new();
+                h.update(piece);
+                h
+            })
+            .collect();
+        let mut crc = crc32fast::Hasher::new();
+        for piece in &pieces {
+            crc.combine(piece);
+        }
+        crcs.push(crc.finalize());
     }
     for (k, crc) in crcs.iter().enumerate() {
         out[crc_at + 4 * k..crc_at + 4 * k + 4].copy_from_slice(&crc.to_le_bytes());
