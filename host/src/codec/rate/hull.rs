@@ -11,7 +11,16 @@
 
 use rayon::prelude::*;
 
-use super::BlockPasses;
+/// One block's passes as rate control sees them.
+#[derive(Debug, Clone, Default)]
+pub struct BlockPasses {
+    /// Codewords needed through each pass (non-decreasing).
+    pub codewords: Vec<u32>,
+    /// Cumulative weighted distortion decrease through each pass.
+    pub decrease: Vec<f64>,
+    /// Segment (resolution) this block's data goes to.
+    pub resolution: usize,
+}
 
 /// A point of a block's convex hull.
 #[derive(Debug, Clone, Copy, PartialEq)]

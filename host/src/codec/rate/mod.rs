@@ -23,20 +23,9 @@
 
 mod hull;
 
-pub use hull::{convex_hull, BlockHull, HullPoint, Hulls};
+pub use hull::{convex_hull, BlockHull, BlockPasses, HullPoint, Hulls};
 
 use super::index::ue_bits;
-
-/// One block's passes as rate control sees them.
-#[derive(Debug, Clone, Default)]
-pub struct BlockPasses {
-    /// Codewords needed through each pass (non-decreasing).
-    pub codewords: Vec<u32>,
-    /// Cumulative weighted distortion decrease through each pass.
-    pub decrease: Vec<f64>,
-    /// Segment (resolution) this block's data goes to.
-    pub resolution: usize,
-}
 
 /// What a layer must reach.
 #[derive(Debug, Clone, Copy, PartialEq)]
