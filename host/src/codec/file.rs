@@ -81,6 +81,35 @@ fn segment_lengths(header: &Header, index: &BlockIndex, blocks: &[BlockGeometry]
     lens
 }
 
+/// Where every block's codewords of every layer lie: entry `i * layers +
+/// l` is the offset of block `i`'s layer-`l` codewords, the blocks of a
+/// segment in index order, the segments one after another from `start`
+/// with the lengths `lens` ([`segment_lengths`]). The writer places the
+/// bytes by it and the parser finds them by it.
+fn block_offsets(
+    index: &BlockIndex,
+    blocks: &[BlockGeometry],
+    lens: &[u64],
+    start: u64,
+) -> Vec<u64> {
+    let layers = index.layers;
+    let mut cursor = Vec::with_capacity(lens.len());
+    let mut at = start;
+    for &len in lens {
+        cursor.push(at);
+        at += len;
+    }
+    let mut offsets = vec![0u64; blocks.len() * layers];
+    for (i, b) in blocks.iter().enumerate() {
+        for (l, &c) in index.layer_counts(i).iter().enumerate() {
+            let k = b.resolution as usize * layers + l;
+            offsets[i * layers + l] = cursor[k];
+            cursor[k] += 2 * c as u64;
+        }
+    }
+    offsets
+}
+
 /// Bytes of the main header for this header and index: what [`write_file`]
 /// will put before the data. Rate control uses the same pieces
 /// incrementally.
@@ -120,27 +149,10 @@ pub fn write_file(
         )));
     }
     let layers = index.layers;
-    // Each segment's blocks and byte length, resolution-major then layer
-    // (docs/format.md): known from the counts before any byte is written,
-    // so the data goes straight into the file after room for the CRCs.
-    let mut segments: Vec<(std::ops::Range<usize>, usize, usize)> = Vec::new();
-    let mut first = 0;
-    for r in 0..=header.levels as usize {
-        let end = first
-            + blocks[first..]
-                .iter()
-                .take_while(|b| b.resolution as usize == r)
-                .count();
-        for l in 0..layers {
-            let words: usize = (first..end)
-                .map(|i| index.counts[i * layers + l] as usize)
-                .sum();
-            segments.push((first..end, l, 2 * words));
-        }
-        first = end;
-    }
-    let data_len: usize = segments.iter().map(|s| s.2).sum();
-    let nonempty = segments.iter().filter(|s| s.2 > 0).count();
+    let lens = segment_lengths(header, index, &blocks);
+    let data_len = lens.iter().sum::<u64>() as usize;
+    let nonempty = lens.iter().filter(|&&n| n > 0).count();
+    let offsets = block_offsets(index, &blocks, &lens, 0);
     let packed = index.pack(header.block_shifts)?;
     let mut out = Vec::with_capacity(64 + packed.len() + 4 * nonempty + 4 + data_len);
     header.write(&mut out)?;
@@ -152,23 +164,23 @@ pub fn write_file(
     out[10..14].copy_from_slice(&(header_len as u32).to_le_bytes());
     out.extend_from_slice(&[0; 4]);
 
-    // Every block's part of every segment has its place in the file before
+    // Every block's part of every layer has its place in the data before
     // any byte is written, so the parts are filled on all cores, each on
-    // its own slice; a block's codewords in layer `l` start after those of
-    // its earlier layers.
+    // its own slice (taken in the order of their offsets; a block's
+    // codewords in layer `l` start after those of its earlier layers).
     let data_at = out.len();
     out.resize(data_at + data_len, 0);
-    let mut parts = Vec::with_capacity(blocks.len() * layers);
+    let mut order: Vec<(u64, usize)> = offsets.iter().copied().zip(0..).collect();
+    order.sort_unstable();
+    let mut parts = Vec::with_capacity(order.len());
     let mut rest = &mut out[data_at..];
-    for (range, l, _) in &segments {
-        for i in range.clone() {
-            let counts = &index.counts[i * layers..(i + 1) * layers];
-            let start: usize = counts[..*l].iter().map(|&c| c as usize).sum();
-            let n = counts[*l] as usize;
-            let (part, tail) = rest.split_at_mut(2 * n);
-            parts.push((i, start, part));
-            rest = tail;
-        }
+    for (_, j) in order {
+        let (i, l) = (j / layers, j % layers);
+        let counts = index.layer_counts(i);
+        let start: usize = counts[..l].iter().map(|&c| c as usize).sum();
+        let (part, tail) = rest.split_at_mut(2 * counts[l] as usize);
+        parts.push((i, start, part));
+        rest = tail;
     }
     parts.into_par_iter().try_for_each(|(i, start, part)| {
         let words = codewords[i]
@@ -187,9 +199,9 @@ pub fn write_file(
     // in order.
     let mut crcs = Vec::with_capacity(nonempty);
     let mut at = data_at;
-    for (_, _, bytes) in &segments {
-        let segment = &out[at..at + bytes];
-        at += bytes;
+    for &len in &lens {
+        let segment = &out[at..at + len as usize];
+        at += len as usize;
         if segment.is_empty() {
             continue;
         }
@@ -303,15 +315,7 @@ impl<'a> Container<'a> {
             return Err(FormatError::TrailingData(bytes.len() as u64 - full_len));
         }
         // Where each block's codewords start inside its segments.
-        let mut block_offsets = vec![0u64; blocks.len() * layers];
-        let mut cursor: Vec<u64> = segments.iter().map(|s| s.offset).collect();
-        for (i, b) in blocks.iter().enumerate() {
-            for l in 0..layers {
-                let k = b.resolution as usize * layers + l;
-                block_offsets[i * layers + l] = cursor[k];
-                cursor[k] += 2 * index.counts[i * layers + l] as u64;
-            }
-        }
+        let block_offsets = block_offsets(&index, &blocks, &lens, header_len as u64);
         Ok(Container {
             // Header::parse read and checked these two bytes.
             version: u16::from_le_bytes([bytes[8], bytes[9]]),

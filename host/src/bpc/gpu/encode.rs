@@ -139,10 +139,13 @@ pub(crate) fn encode_keeping(
     run1.extend(gpu.scan_dispatches(&scratch_offsets, n as u32, &scan1)?);
     timing.add(gpu.run(&run1)?);
     let capacity = total_of(gpu, &scan1.result, &caps, n)?;
+    // The tops are final after the measure (the coders only read them):
+    // read once, for the records' sizes and the result.
+    let top_words = gpu.download(&tops)?;
     // Each codeblock's records, sized from its top bitplane.
     let record_starts = match asked {
         RecordsAsked::No => Vec::new(),
-        _ => record_starts(&gpu.download(&tops)?, tables.mode()),
+        _ => record_starts(&top_words, tables.mode()),
     };
     let record_count = record_starts.last().copied().unwrap_or(0) as u64;
     check_range(gpu, "the pass records", record_count * 16)?;
@@ -253,8 +256,7 @@ pub(crate) fn encode_keeping(
         .map(|o| o as usize)
         .chain([total])
         .collect();
-    let tops = gpu
-        .download(&tops)?
+    let tops = top_words
         .into_iter()
         .map(|t| (t != EMPTY).then_some(t as u8))
         .collect();
