@@ -237,7 +237,7 @@ struct Loaded {
 /// A file decoded, with what its report needs.
 struct Coded {
     loaded: Loaded,
-    decoded: codec::Decoded,
+    decoded: codec::Decoded<codec::Interleaved>,
     damaged: Vec<usize>,
     warnings: Vec<String>,
     device_start: super::batch::start::DeviceStart,
@@ -283,10 +283,16 @@ impl FileJob for DecodeJob<'_> {
     fn code(&self, input: &Path, loaded: Loaded, coder: &mut Coder) -> Result<Coded, CliError> {
         let bytes = &loaded.bytes;
         let (backend, device_start, choice) = coder.backend(decode_job(bytes, self.args.reduce))?;
+        // Decoded straight into interleaved samples, as the image file
+        // stores them; the rare recovery path converts its planes.
         let (decoded, damaged) = if self.args.partial {
-            codec::decode_skipping_damaged(bytes, &self.options, &backend)?
+            let (d, damaged) = codec::decode_skipping_damaged(bytes, &self.options, &backend)?;
+            let image = codec::Interleaved::from_image(&d.image);
+            let report = d.report;
+            (codec::Decoded { image, report }, damaged)
         } else {
-            let d = codec::decode(bytes, &self.options, &backend).map_err(|e| explain(bytes, e))?;
+            let d = codec::decode_interleaved(bytes, &self.options, &backend)
+                .map_err(|e| explain(bytes, e))?;
             (d, Vec::new())
         };
         let mut warnings = Vec::new();
@@ -326,9 +332,9 @@ impl FileJob for DecodeJob<'_> {
             device_start,
             choice,
         } = coded;
-        image_io::save(&decoded.image, out)?;
+        image_io::save_interleaved(&decoded.image, out)?;
         let r = &decoded.report;
-        let samples = decoded.image.samples() as f64;
+        let samples = decoded.image.len() as f64;
         let image_bytes = samples as u64 * if decoded.image.bit_depth > 8 { 2 } else { 1 };
         let (bytes, file_size) = (&loaded.bytes, loaded.file_size);
         if self.args.json {

@@ -69,6 +69,7 @@ pub mod volume;
 
 pub use backend::{Backend, BackendError, BackendKind};
 pub use codec::{
-    decode, encode, CodecError, DecodeOptions, Decoded, EncodeOptions, Encoded, Image, RateTarget,
+    decode, decode_interleaved, encode, CodecError, DecodeOptions, Decoded, EncodeOptions, Encoded,
+    Image, Interleaved, RateTarget,
 };
 pub use image_io::ImageIoError;

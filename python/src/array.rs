@@ -13,6 +13,7 @@ use numpy::{
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use wavelane::codec::{Interleaved, SampleBuf};
 use wavelane::Image;
 
 /// Largest width and height of a `.wl` image (docs/format.md).
@@ -165,79 +166,30 @@ fn planes<T: Copy + Into<i32>>(samples: &[T], components: usize) -> Vec<Vec<i32>
         .collect()
 }
 
-/// A decoded image, interleaved into its numpy dtype (built without the
-/// GIL; [`Interleaved::into_numpy`] only hands the buffer over).
-pub struct Interleaved {
-    /// `[H, W]` for one component, else `[H, W, C]`.
-    shape: Vec<usize>,
-    samples: Typed,
-}
-
-enum Typed {
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-}
-
-impl Interleaved {
-    /// `uint8`/`uint16` (`int8`/`int16` for signed files) by bit depth.
-    pub fn new(image: &Image) -> Self {
-        let mut shape = vec![image.height, image.width];
-        if image.components() > 1 {
-            shape.push(image.components());
-        }
-        let samples = match (image.signed, image.bit_depth <= 8) {
-            (false, true) => Typed::U8(interleave(image)),
-            (false, false) => Typed::U16(interleave(image)),
-            (true, true) => Typed::I8(interleave(image)),
-            (true, false) => Typed::I16(interleave(image)),
-        };
-        Interleaved { shape, samples }
+/// The numpy array of a decoded image (no copy: the decoder's samples
+/// are handed over): `[H, W]` for one component, else `[H, W, C]`, of
+/// `uint8`/`uint16` (`int8`/`int16` for signed files) by bit depth.
+pub fn into_numpy(py: Python<'_>, image: Interleaved) -> PyResult<Bound<'_, PyAny>> {
+    let mut shape = vec![image.height, image.width];
+    if image.components > 1 {
+        shape.push(image.components);
     }
-
-    /// The numpy array (no copy).
-    pub fn into_numpy(self, py: Python<'_>) -> Bound<'_, PyAny> {
-        match self.samples {
-            Typed::U8(v) => array(py, &self.shape, v),
-            Typed::U16(v) => array(py, &self.shape, v),
-            Typed::I8(v) => array(py, &self.shape, v),
-            Typed::I16(v) => array(py, &self.shape, v),
-        }
+    match image.samples {
+        SampleBuf::U8(v) => array(py, &shape, v),
+        SampleBuf::U16(v) => array(py, &shape, v),
+        SampleBuf::I8(v) => array(py, &shape, v),
+        SampleBuf::I16(v) => array(py, &shape, v),
     }
 }
 
-fn array<'py, T: numpy::Element>(py: Python<'py>, shape: &[usize], v: Vec<T>) -> Bound<'py, PyAny> {
-    // The length is the product of the shape by construction.
-    ArrayD::from_shape_vec(IxDyn(shape), v)
-        .expect("samples match the shape")
-        .into_pyarray(py)
-        .into_any()
+fn array<'py, T: numpy::Element>(
+    py: Python<'py>,
+    shape: &[usize],
+    v: Vec<T>,
+) -> PyResult<Bound<'py, PyAny>> {
+    // The decoder gives width x height x components samples; a mismatch
+    // would be a bug, reported rather than a crash.
+    let array = ArrayD::from_shape_vec(IxDyn(shape), v)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    Ok(array.into_pyarray(py).into_any())
 }
-
-/// Interleaves the planes into `T`, saturating: the decoder's samples are
-/// in the file's range, which `T` holds, so nothing is clipped in practice.
-fn interleave<T: TryFrom<i32> + Copy + Default + Bounded>(image: &Image) -> Vec<T> {
-    let n = image.width * image.height;
-    let c = image.components();
-    let mut out = vec![T::default(); n * c];
-    for (k, plane) in image.planes.iter().enumerate() {
-        for (i, &v) in plane.iter().enumerate() {
-            out[i * c + k] = T::try_from(v).unwrap_or(if v < 0 { T::MIN } else { T::MAX });
-        }
-    }
-    out
-}
-
-/// The smallest and largest values of a sample type.
-pub trait Bounded {
-    /// Smallest value.
-    const MIN: Self;
-    /// Largest value.
-    const MAX: Self;
-}
-
-macro_rules! bounded {
-    ($($t:ty),*) => {$(impl Bounded for $t { const MIN: Self = <$t>::MIN; const MAX: Self = <$t>::MAX; })*};
-}
-bounded!(u8, u16, i8, i16);

@@ -26,8 +26,6 @@ use wavelane_core::dwt::{level_size, Wavelet};
 mod array;
 mod bytes;
 
-use array::Interleaved;
-
 pyo3::create_exception!(
     wavelane,
     WavelaneError,
@@ -303,11 +301,12 @@ fn decode<'py>(
         py.detach(|| {
             let backend =
                 Backend::select_for(kind, decode_job(bytes, options.reduce)).map_err(lib_err)?;
-            let decoded = wavelane::decode(bytes, &options, &backend).map_err(lib_err)?;
-            Ok::<_, PyErr>(Interleaved::new(&decoded.image))
+            let decoded =
+                wavelane::codec::decode_interleaved(bytes, &options, &backend).map_err(lib_err)?;
+            Ok::<_, PyErr>(decoded.image)
         })
     })?;
-    Ok(interleaved.into_numpy(py))
+    array::into_numpy(py, interleaved)
 }
 
 /// The job `auto` weighs for a decode (as `wavelane decode`): the samples

@@ -5,7 +5,9 @@
 // fractional bits rounded away, the level shift undone and the sample
 // clamped to its range (`colour::shift_out`), and the result packed at the
 // image's own width (1 or 2 bytes, two's complement when signed): the only
-// plane-sized data the decoder downloads. One invocation per output word,
+// plane-sized data the decoder downloads. The samples go plane after plane
+// (the `Image` the decoder returns), or pixel by pixel (`Interleaved`,
+// which the host copies out unchanged). One invocation per output word,
 // so no two invocations write the same word. The includer defines GAIN
 // (1: the f64 gain step is compiled in, which needs shaderFloat64; rows
 // `colour_inverse` and `colour_inverse_gain` of host/build/variants.rs).
@@ -29,6 +31,7 @@ layout(push_constant) uniform Params {
     uint gain;       // 1: multiply by `scale` first (GAIN variant only)
     uint scale_lo;   // the f64 scale's bits
     uint scale_hi;
+    uint interleaved; // 1: sample g is component g % comps of pixel g / comps
 } p;
 
 int load(uint c, uint i) {
@@ -100,8 +103,9 @@ void main() {
         for (uint j = 0u; j < per; j++) {
             uint g = k * per + j;
             if (g < total) {
-                uint c = g / p.n;
-                word |= (sample_out(c, g - c * p.n) & mask) << (j * bits);
+                uint c = p.interleaved != 0u ? g % p.comps : g / p.n;
+                uint i = p.interleaved != 0u ? g / p.comps : g - c * p.n;
+                word |= (sample_out(c, i) & mask) << (j * bits);
             }
         }
         dst[k] = word;

@@ -12,7 +12,9 @@
 use rand::Rng;
 use wavelane::backend::Backend;
 use wavelane::codec::file::ReadOptions;
-use wavelane::codec::{self, ColourTransform, DecodeOptions, EncodeOptions, Image, RateTarget};
+use wavelane::codec::{
+    self, ColourTransform, DecodeOptions, EncodeOptions, Image, Interleaved, RateTarget,
+};
 use wavelane_core::dwt::Wavelet;
 use wavelane_tests::{assert_same, for_random_cases, gpu, TestRng};
 
@@ -119,10 +121,15 @@ fn gpu_stages_write_the_cpu_files_and_decode_the_cpu_images() {
                 };
                 let c = codec::decode(&cpu, &d, &Backend::Cpu).unwrap().image;
                 let g = codec::decode(&cpu, &d, &gpu).unwrap().image;
-                assert!(
-                    c == g,
-                    "decode of {what}, --reduce {reduce} --layers {layers:?}"
-                );
+                let what = format!("decode of {what}, --reduce {reduce} --layers {layers:?}");
+                assert!(c == g, "{what}");
+                // The interleaved decode (the GPU's own download) holds
+                // the same samples on both backends.
+                let want = Interleaved::from_image(&c);
+                for backend in [&Backend::Cpu, &gpu] {
+                    let i = codec::decode_interleaved(&cpu, &d, backend).unwrap().image;
+                    assert!(i == want, "interleaved {what} on {}", backend.describe());
+                }
             }
         }
     });
@@ -166,6 +173,12 @@ fn gpu_stages_give_hostile_files_the_cpu_results() {
                 };
                 let c = codec::decode(&bad, &d, &Backend::Cpu).map(|d| d.image);
                 let g = codec::decode(&bad, &d, &gpu).map(|d| d.image);
+                let gi = codec::decode_interleaved(&bad, &d, &gpu).map(|d| d.image);
+                match (&c, gi) {
+                    (Ok(c), Ok(gi)) => assert!(gi == Interleaved::from_image(c)),
+                    (Err(c), Err(gi)) => assert_eq!(c.to_string(), gi.to_string()),
+                    (_, gi) => panic!("interleaved: gpu {:?}", gi.map(|_| ())),
+                }
                 match (c, g) {
                     (Ok(c), Ok(g)) => assert!(c == g, "hostile file decoded differently"),
                     (Err(c), Err(g)) => assert_eq!(c.to_string(), g.to_string()),

@@ -5,8 +5,9 @@
 //!
 //! - **Wall** ([`Clock::Wall`]): one [`codec::encode`] call, from the image
 //!   in host memory to the file's bytes in host memory, or one
-//!   [`codec::decode`] call back; on the GPU backend this includes every
-//!   upload and download. Frames per second and samples per second are
+//!   [`codec::decode_interleaved`] call back (to the samples at their own
+//!   width, pixel by pixel, as an image file or an array holds them); on
+//!   the GPU backend this includes every upload and download. Frames per second and samples per second are
 //!   taken from the best repeat.
 //! - **Kernel** (GPU only): the GPU timestamps of every dispatch the call
 //!   submitted, summed (the `kernel_seconds` of the report's stages).
@@ -33,7 +34,9 @@ use serde::Serialize;
 
 use super::{repeat, stats, wall, BenchError, Clock, Measurement, Stats};
 use crate::backend::Backend;
-use crate::codec::{self, DecodeOptions, EncodeOptions, Image, RateTarget, StageDevice, Transfers};
+use crate::codec::{
+    self, DecodeOptions, EncodeOptions, Image, Interleaved, RateTarget, StageDevice, Transfers,
+};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -218,10 +221,10 @@ pub fn run(
     encodes.remove(0); // the warm-up
     progress("decode");
     let options = DecodeOptions::default();
-    let mut first: Option<Image> = None;
+    let mut first: Option<Interleaved> = None;
     let mut decodes = Vec::new();
     let (_, decoded) = repeat(config.repeats, || {
-        let (ns, decoded) = wall(|| codec::decode(&encoded.bytes, &options, backend));
+        let (ns, decoded) = wall(|| codec::decode_interleaved(&encoded.bytes, &options, backend));
         let decoded = decoded?;
         match &first {
             None => first = Some(decoded.image.clone()),
@@ -243,7 +246,8 @@ pub fn run(
         Ok((ns, decoded))
     })?;
     decodes.remove(0); // the warm-up
-    let equal = decoded.image == *image;
+    let decoded = decoded.image.to_image();
+    let equal = decoded == *image;
     if config.options.target == RateTarget::Lossless && !equal {
         return Err(BenchError::Mismatch(
             "the lossless file does not decode to the image".into(),
@@ -266,7 +270,7 @@ pub fn run(
         file_bytes: encoded.bytes.len(),
         bpp: r.bpp,
         file_crc32: crate::vle::cpu::crc32(&encoded.bytes),
-        decoded_crc32: image_crc32(&decoded.image),
+        decoded_crc32: image_crc32(&decoded),
         decoded_equals_input: equal,
         repeats: config.repeats,
         timing: "wall clock around each encode or decode call (transfers included); \

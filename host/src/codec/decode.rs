@@ -6,8 +6,11 @@
 use super::error::CodecError;
 use super::file::Container;
 use super::format::FormatError;
+use super::header::Header;
 use super::image::Image;
+use super::interleaved::Interleaved;
 use super::options::DecodeOptions;
+use super::planes::Resident;
 use super::progressive::{self, Selection};
 use super::report::{DecodeReport, Decoded, StageClock};
 use super::stages::{self, entropy, quantize::Decodable};
@@ -19,7 +22,37 @@ pub fn decode(
     options: &DecodeOptions,
     backend: &Backend,
 ) -> Result<Decoded, CodecError> {
-    decode_inner(bytes, options, backend, false).map(|(d, _)| d)
+    decode_inner(bytes, options, backend, false, planar).map(|(d, _)| d)
+}
+
+/// [`decode`] into samples interleaved at their own width, as image files
+/// and arrays hold them: the GPU backend downloads them straight into the
+/// result, and neither backend makes the `i32` planes of an [`Image`] for
+/// the caller to convert.
+pub fn decode_interleaved(
+    bytes: &[u8],
+    options: &DecodeOptions,
+    backend: &Backend,
+) -> Result<Decoded<Interleaved>, CodecError> {
+    decode_inner(bytes, options, backend, false, |planes, header, size| {
+        stages::colour::inverse_interleaved(planes, header, size)
+    })
+    .map(|(d, _)| d)
+}
+
+/// The last stage of [`decode`]: the image's planes.
+fn planar(
+    planes: Resident<Vec<Vec<i32>>>,
+    header: &Header,
+    (width, height): (usize, usize),
+) -> Result<Image, CodecError> {
+    Ok(Image {
+        width,
+        height,
+        bit_depth: header.bit_depth,
+        signed: header.signed,
+        planes: stages::colour::inverse(planes, header)?,
+    })
 }
 
 /// Like [`decode`], but a data segment whose CRC fails is left out instead
@@ -33,15 +66,18 @@ pub fn decode_skipping_damaged(
     options: &DecodeOptions,
     backend: &Backend,
 ) -> Result<(Decoded, Vec<usize>), CodecError> {
-    decode_inner(bytes, options, backend, true)
+    decode_inner(bytes, options, backend, true, planar)
 }
 
-fn decode_inner(
+/// The decoder's stages; `last` is the inverse colour stage, which gives
+/// the image in the caller's form.
+fn decode_inner<I>(
     bytes: &[u8],
     options: &DecodeOptions,
     backend: &Backend,
     skip_damaged: bool,
-) -> Result<(Decoded, Vec<usize>), CodecError> {
+    last: impl FnOnce(Resident<Vec<Vec<i32>>>, &Header, (usize, usize)) -> Result<I, CodecError>,
+) -> Result<(Decoded<I>, Vec<usize>), CodecError> {
     let mut clock = StageClock::new(backend);
     let start = clock.start();
     let t = clock.start();
@@ -77,15 +113,8 @@ fn decode_inner(
     let planes = stages::dwt::inverse_reduced(backend, coefficients, w, h, hd, options.reduce)?;
     clock.stop(t, "dwt");
     let t = clock.start();
-    let planes = stages::colour::inverse(planes, hd)?;
+    let image = last(planes, hd, (w, h))?;
     clock.stop(t, "colour");
-    let image = Image {
-        width: w,
-        height: h,
-        bit_depth: hd.bit_depth,
-        signed: hd.signed,
-        planes,
-    };
     let seconds = start.seconds();
     let (stages, transfers) = clock.finish();
     let report = DecodeReport {

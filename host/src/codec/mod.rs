@@ -50,6 +50,7 @@ pub mod rate;
 // What the caller gives and gets.
 mod error;
 mod image;
+mod interleaved;
 mod metrics;
 mod options;
 mod report;
@@ -74,11 +75,12 @@ pub(crate) mod stages;
 #[cfg(test)]
 mod acyclic;
 
-pub use decode::{decode, decode_skipping_damaged};
+pub use decode::{decode, decode_interleaved, decode_skipping_damaged};
 pub use encode::{encode, encode_owned};
 pub use error::{CodecError, OptionsError};
 pub use format::{ColourTransform, FormatError};
 pub use image::Image;
+pub use interleaved::{Interleaved, SampleBuf};
 pub use metrics::{mse, psnr};
 pub use options::{
     DecodeOptions, EncodeOptions, RateTarget, TableChoice, LOSSLESS_CODEBLOCK_HEIGHT,

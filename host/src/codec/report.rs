@@ -237,9 +237,11 @@ pub struct DecodeReport {
 
 /// A decoded image and its report.
 #[derive(Debug, Clone)]
-pub struct Decoded {
-    /// The image.
-    pub image: Image,
+pub struct Decoded<I = Image> {
+    /// The image: planes ([`Image`], from [`crate::codec::decode`]) or
+    /// interleaved samples ([`crate::codec::Interleaved`], from
+    /// [`crate::codec::decode_interleaved`]).
+    pub image: I,
     /// What happened.
     pub report: DecodeReport,
 }

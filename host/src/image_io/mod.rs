@@ -9,7 +9,10 @@
 //! containers and images of 1 to 8 bits in 8-bit ones, samples unscaled;
 //! PGM/PPM record the true maxval.
 
+mod interleaved;
 mod pnm;
+
+pub use interleaved::{encode_interleaved_bytes, save_interleaved};
 
 use std::path::Path;
 
@@ -243,73 +246,25 @@ pub fn encode_bytes(image: &Image, format: FileFormat) -> Result<Vec<u8>, ImageI
 /// Writes an image, the format chosen by the extension (`.png`, `.pgm`,
 /// `.ppm`, `.pnm`, `.tif`, `.tiff`).
 pub fn save(image: &Image, path: &Path) -> Result<(), ImageIoError> {
-    let format = FileFormat::from_path(path).ok_or_else(|| {
+    let bytes = encode_bytes(image, format_of(path)?)?;
+    write_file(path, &bytes)
+}
+
+/// The format of `path`'s extension, or an error naming the known ones.
+fn format_of(path: &Path) -> Result<FileFormat, ImageIoError> {
+    FileFormat::from_path(path).ok_or_else(|| {
         ImageIoError::Unsupported(format!(
             "{}: unknown image extension (use .png, .pgm, .ppm, .pnm, .tif or .tiff)",
             path.display()
         ))
-    })?;
-    let bytes = encode_bytes(image, format)?;
-    // Atomic: a failed or killed write never leaves a partial image under
-    // the final name (crate::output).
-    crate::output::write_atomic(path, &bytes).map_err(|source| ImageIoError::Io {
-        path: path.display().to_string(),
-        source,
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_format_round_trips_8_and_16_bit() {
-        for (bits, comps) in [
-            (8u8, 1usize),
-            (8, 2),
-            (8, 3),
-            (8, 4),
-            (16, 1),
-            (16, 3),
-            (16, 4),
-            (12, 1),
-            (10, 3),
-            (1, 1),
-        ] {
-            let max = (1i32 << bits) - 1;
-            let img = Image::from_fn(13, 7, comps, bits, |x, y, c| {
-                ((x * 977 + y * 131 + c * 17) as i32) % (max + 1)
-            });
-            let mut formats = vec![FileFormat::Png];
-            if comps != 2 {
-                formats.push(FileFormat::Tiff);
-            } else {
-                let e = encode_bytes(&img, FileFormat::Tiff).unwrap_err();
-                assert!(matches!(e, ImageIoError::Unsupported(_)), "{e}");
-                assert!(e.to_string().contains("gray + alpha"), "{e}");
-            }
-            if comps != 2 && comps != 4 {
-                formats.push(FileFormat::Pnm);
-            } else {
-                let e = encode_bytes(&img, FileFormat::Pnm).unwrap_err();
-                assert!(matches!(e, ImageIoError::Unsupported(_)), "{e}");
-            }
-            for f in formats {
-                let bytes = encode_bytes(&img, f).unwrap();
-                let back = decode_bytes(&bytes).unwrap();
-                assert_eq!(
-                    back.planes, img.planes,
-                    "{bits}-bit {comps} components {f:?}"
-                );
-                let container = if f == FileFormat::Pnm {
-                    bits
-                } else if bits <= 8 {
-                    8
-                } else {
-                    16
-                };
-                assert_eq!(back.bit_depth, container, "{f:?}");
-            }
-        }
-    }
+/// Writes `bytes` to `path` atomically: a failed or killed write never
+/// leaves a partial image under the final name (crate::output).
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), ImageIoError> {
+    crate::output::write_atomic(path, bytes).map_err(|source| ImageIoError::Io {
+        path: path.display().to_string(),
+        source,
+    })
 }

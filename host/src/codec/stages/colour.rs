@@ -11,6 +11,7 @@ use crate::codec::colour;
 use crate::codec::error::CodecError;
 use crate::codec::header::Header;
 use crate::codec::image::Image;
+use crate::codec::interleaved::Interleaved;
 use crate::codec::planes::{Planes, Resident};
 
 /// The samples of `image` level-shifted, with the header's fractional
@@ -48,6 +49,40 @@ pub(crate) fn inverse(
             super::device::colour_inverse(&planes, header).map_err(super::device::gpu_err)
         }
     }
+}
+
+/// The decoder's inverse colour transform, level shift and clamp, the
+/// samples interleaved at their own width: on the device they come down
+/// that way; on the host the planes are interleaved after the stage.
+pub(crate) fn inverse_interleaved(
+    planes: Resident<Vec<Vec<i32>>>,
+    header: &Header,
+    (width, height): (usize, usize),
+) -> Result<Interleaved, CodecError> {
+    let samples = match planes {
+        Resident::Host(mut planes) => {
+            host_inverse(&mut planes, header);
+            let image = Image {
+                width,
+                height,
+                bit_depth: header.bit_depth,
+                signed: header.signed,
+                planes,
+            };
+            return Ok(Interleaved::from_image(&image));
+        }
+        #[cfg(feature = "gpu")]
+        Resident::Device(planes) => super::device::colour_inverse_interleaved(&planes, header)
+            .map_err(super::device::gpu_err)?,
+    };
+    Ok(Interleaved {
+        width,
+        height,
+        components: header.components as usize,
+        bit_depth: header.bit_depth,
+        signed: header.signed,
+        samples,
+    })
 }
 
 fn host_forward(image: Cow<'_, Image>, header: &Header) -> Planes<i32> {

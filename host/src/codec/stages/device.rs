@@ -22,6 +22,7 @@ use wavelane_core::dwt::volume::VolumeLayout;
 use wavelane_core::dwt::{Cdf53, Fixed97, Wavelet};
 
 use super::samples::{self, sample_bytes};
+use crate::backend::gpu::transfer::par_copy;
 use crate::backend::gpu::Dispatch;
 use crate::backend::{Gpu, GpuError};
 use crate::codec::codeblocks::BlockGeometry;
@@ -29,6 +30,7 @@ use crate::codec::distortion::{BlockSums, SUMS};
 use crate::codec::error::CodecError;
 use crate::codec::format::ColourTransform;
 use crate::codec::header::Header;
+use crate::codec::interleaved::SampleBuf;
 use crate::codec::planes::DevicePlanes;
 use crate::codec::quant::UNIT_STEP;
 use crate::dwt::gpu::GpuDwt;
@@ -452,13 +454,58 @@ pub(crate) fn dequantize(
     per_block(planes, &shaders::DEQUANTIZE, &words, &starts)
 }
 
-/// The decoder's last stage: gain, inverse colour transform, shift out,
-/// clamp and packing on the device; downloads the packed image and returns
-/// its planes.
+/// The decoder's last stage on the device (`colour_inverse.glsl`): the
+/// image's samples at their width, plane after plane, unpacked into the
+/// `Image`'s planes.
 pub(crate) fn colour_inverse(
     planes: &DevicePlanes,
     header: &Header,
 ) -> Result<Vec<Vec<i32>>, GpuError> {
+    let (len, comps) = (planes.len, planes.comps);
+    let dst = colour_inverse_packed(planes, header, false)?;
+    // Each plane its own zeroed allocation (a clone would copy one).
+    let mut out: Vec<Vec<i32>> = (0..comps).map(|_| vec![0i32; len]).collect();
+    planes.gpu.read_bytes(&dst, |offset, chunk| {
+        samples::unpack(
+            &mut out,
+            len,
+            header.bit_depth,
+            header.signed,
+            offset,
+            chunk,
+        )
+    })?;
+    Ok(out)
+}
+
+/// The decoder's last stage on the device, pixel by pixel: the download
+/// lands in the samples' own storage with nothing to convert.
+pub(crate) fn colour_inverse_interleaved(
+    planes: &DevicePlanes,
+    header: &Header,
+) -> Result<SampleBuf, GpuError> {
+    let dst = colour_inverse_packed(planes, header, true)?;
+    let n = planes.len * planes.comps;
+    let mut out = SampleBuf::zeroed(header.bit_depth, header.signed, n);
+    let bytes = out.as_bytes_mut();
+    planes.gpu.read_bytes(&dst, |offset, chunk| {
+        // The buffer is whole words: its last chunk can run past the
+        // samples.
+        let at = (offset as usize).min(bytes.len());
+        let n = chunk.len().min(bytes.len() - at);
+        par_copy(&mut bytes[at..at + n], &chunk[..n]);
+    })?;
+    out.from_little_endian();
+    Ok(out)
+}
+
+/// Runs `colour_inverse` into a fresh buffer of the packed samples, in
+/// either layout.
+fn colour_inverse_packed(
+    planes: &DevicePlanes,
+    header: &Header,
+    interleaved: bool,
+) -> Result<Subbuffer<[u8]>, GpuError> {
     let gpu = &planes.gpu;
     let (len, comps) = (planes.len, planes.comps);
     let bytes = sample_bytes(header.bit_depth);
@@ -486,21 +533,10 @@ pub(crate) fn colour_inverse(
         planes.gain.is_some() as u32,
         scale as u32,
         (scale >> 32) as u32,
+        interleaved as u32,
     ]);
     gpu.run(&[d])?;
-    // Each plane its own zeroed allocation (a clone would copy one).
-    let mut out: Vec<Vec<i32>> = (0..comps).map(|_| vec![0i32; len]).collect();
-    gpu.read_bytes(&dst.into_bytes(), |offset, chunk| {
-        samples::unpack(
-            &mut out,
-            len,
-            header.bit_depth,
-            header.signed,
-            offset,
-            chunk,
-        )
-    })?;
-    Ok(out)
+    Ok(dst.into_bytes())
 }
 
 /// Whether the device can run the f64 gain step of `colour_inverse_gain`.

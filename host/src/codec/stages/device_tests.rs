@@ -386,22 +386,27 @@ fn gpu_colour_inverse_equals_the_host_stage() {
                 .flatten()
                 .for_each(|v| *v = (*v as f64 * scale).round() as i32);
         }
+        let want_inter =
+            colour_stage::inverse_interleaved(Resident::Host(planes.clone()), &hd, (w, h)).unwrap();
         let want = colour_stage::inverse(Resident::Host(planes), &hd).unwrap();
-        let mut dev = upload(&gpu, &data, len, comps).unwrap();
+        assert_eq!(want_inter.to_image().planes, want, "case {case}");
+        let on_device = || {
+            let mut dev = upload(&gpu, &data, len, comps).unwrap();
+            dev.gain = gain;
+            Resident::Device(dev)
+        };
         assert!(
             has_float64(&gpu),
             "lavapipe has f64: the gain shader must be tested"
         );
-        dev.gain = gain;
-        let got = colour_stage::inverse(Resident::Device(dev), &hd).unwrap();
-        assert!(
-            got == want,
+        let got = colour_stage::inverse(on_device(), &hd).unwrap();
+        let got_inter = colour_stage::inverse_interleaved(on_device(), &hd, (w, h)).unwrap();
+        let what = format!(
             "case {case}: {:?} {}-bit signed={} fraction {} gain {gain:?}",
-            hd.colour,
-            hd.bit_depth,
-            hd.signed,
-            hd.fraction_bits
+            hd.colour, hd.bit_depth, hd.signed, hd.fraction_bits
         );
+        assert!(got == want, "{what}");
+        assert!(got_inter == want_inter, "{what}, interleaved");
     }
 }
 

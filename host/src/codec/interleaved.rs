@@ -1,0 +1,247 @@
+//! An image whose samples lie pixel by pixel at their own width: what
+//! image files, numpy arrays and display buffers hold, and what the GPU
+//! decoder downloads ([`crate::codec::decode_interleaved`]).
+//!
+//! The codec's working form is [`Image`], one `i32` plane per component;
+//! an 8K RGB image is 398 MB there but 99.5 MB here. A decoder that ends
+//! in this form writes each sample once at its width instead of four
+//! bytes into planes that a file writer then reads back and interleaves
+//! (docs/perf/codec.md, "The decoded image at its own width").
+
+use rayon::prelude::*;
+
+use super::image::Image;
+
+/// Samples at their own width, in one of four storage types chosen by
+/// the bit depth and signedness ([`SampleBuf::storage_for`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SampleBuf {
+    /// Unsigned, 1 to 8 bits.
+    U8(Vec<u8>),
+    /// Unsigned, 9 to 16 bits.
+    U16(Vec<u16>),
+    /// Signed, 1 to 8 bits.
+    I8(Vec<i8>),
+    /// Signed, 9 to 16 bits.
+    I16(Vec<i16>),
+}
+
+impl SampleBuf {
+    /// `n` zero samples in the storage for `bit_depth` and `signed`.
+    pub fn zeroed(bit_depth: u8, signed: bool, n: usize) -> Self {
+        match (bit_depth <= 8, signed) {
+            (true, false) => SampleBuf::U8(vec![0; n]),
+            (false, false) => SampleBuf::U16(vec![0; n]),
+            (true, true) => SampleBuf::I8(vec![0; n]),
+            (false, true) => SampleBuf::I16(vec![0; n]),
+        }
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        match self {
+            SampleBuf::U8(v) => v.len(),
+            SampleBuf::U16(v) => v.len(),
+            SampleBuf::I8(v) => v.len(),
+            SampleBuf::I16(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no samples.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sample `i` widened to `i32`.
+    pub fn get(&self, i: usize) -> Option<i32> {
+        match self {
+            SampleBuf::U8(v) => v.get(i).map(|&s| s as i32),
+            SampleBuf::U16(v) => v.get(i).map(|&s| s as i32),
+            SampleBuf::I8(v) => v.get(i).map(|&s| s as i32),
+            SampleBuf::I16(v) => v.get(i).map(|&s| s as i32),
+        }
+    }
+
+    /// The samples' bytes in the host's byte order.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            SampleBuf::U8(v) => v,
+            SampleBuf::U16(v) => bytemuck::cast_slice(v),
+            SampleBuf::I8(v) => bytemuck::cast_slice(v),
+            SampleBuf::I16(v) => bytemuck::cast_slice(v),
+        }
+    }
+
+    /// The samples' bytes, writable, in the host's byte order.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            SampleBuf::U8(v) => v,
+            SampleBuf::U16(v) => bytemuck::cast_slice_mut(v),
+            SampleBuf::I8(v) => bytemuck::cast_slice_mut(v),
+            SampleBuf::I16(v) => bytemuck::cast_slice_mut(v),
+        }
+    }
+
+    /// Two-byte samples written little-endian (as the GPU writes them)
+    /// put into the host's order; nothing to do on a little-endian host.
+    pub(crate) fn from_little_endian(&mut self) {
+        if cfg!(target_endian = "big") {
+            match self {
+                SampleBuf::U16(v) => v.iter_mut().for_each(|s| *s = u16::from_le(*s)),
+                SampleBuf::I16(v) => v.iter_mut().for_each(|s| *s = i16::from_le(*s)),
+                SampleBuf::U8(_) | SampleBuf::I8(_) => {}
+            }
+        }
+    }
+}
+
+/// An image of 1..=4 components, its samples interleaved pixel by pixel
+/// (`samples[(y * width + x) * components + c]`) at their own width.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interleaved {
+    /// Columns.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Samples per pixel, 1..=4.
+    pub components: usize,
+    /// Bits per sample, 1..=16.
+    pub bit_depth: u8,
+    /// Samples are signed (`-2^(b-1)..2^(b-1)`) rather than `0..2^b`.
+    pub signed: bool,
+    /// `width * height * components` samples.
+    pub samples: SampleBuf,
+}
+
+/// Pixels converted per parallel task: large enough that the split costs
+/// nothing next to the copy, small enough for every core to get some.
+const PIXELS_PER_TASK: usize = 1 << 14;
+
+impl Interleaved {
+    /// Samples over all components.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Whether the image has no samples.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// `image` interleaved. Samples are stored as they are; the planes'
+    /// values must lie in the range of `image.bit_depth` and `image.signed`
+    /// ([`Image::validate`] checks it, and decoders only produce such).
+    pub fn from_image(image: &Image) -> Self {
+        let comps = image.components();
+        let mut samples = SampleBuf::zeroed(image.bit_depth, image.signed, image.samples());
+        match &mut samples {
+            SampleBuf::U8(v) => interleave_into(&image.planes, comps, v, |s| s as u8),
+            SampleBuf::U16(v) => interleave_into(&image.planes, comps, v, |s| s as u16),
+            SampleBuf::I8(v) => interleave_into(&image.planes, comps, v, |s| s as i8),
+            SampleBuf::I16(v) => interleave_into(&image.planes, comps, v, |s| s as i16),
+        }
+        Interleaved {
+            width: image.width,
+            height: image.height,
+            components: comps,
+            bit_depth: image.bit_depth,
+            signed: image.signed,
+            samples,
+        }
+    }
+
+    /// The image as planes, one per component.
+    pub fn to_image(&self) -> Image {
+        let n = self.width * self.height;
+        let comps = self.components.max(1);
+        let mut planes: Vec<Vec<i32>> = (0..self.components).map(|_| vec![0i32; n]).collect();
+        match &self.samples {
+            SampleBuf::U8(v) => deinterleave_into(v, comps, &mut planes),
+            SampleBuf::U16(v) => deinterleave_into(v, comps, &mut planes),
+            SampleBuf::I8(v) => deinterleave_into(v, comps, &mut planes),
+            SampleBuf::I16(v) => deinterleave_into(v, comps, &mut planes),
+        }
+        Image {
+            width: self.width,
+            height: self.height,
+            bit_depth: self.bit_depth,
+            signed: self.signed,
+            planes,
+        }
+    }
+}
+
+fn interleave_into<T: Copy + Send>(
+    planes: &[Vec<i32>],
+    comps: usize,
+    out: &mut [T],
+    narrow: impl Fn(i32) -> T + Sync,
+) {
+    if comps == 0 {
+        return;
+    }
+    out.par_chunks_mut(PIXELS_PER_TASK * comps)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let first = k * PIXELS_PER_TASK;
+            for (c, plane) in planes.iter().enumerate() {
+                let src = &plane[first..first + chunk.len() / comps];
+                for (px, &s) in chunk.chunks_exact_mut(comps).zip(src) {
+                    px[c] = narrow(s);
+                }
+            }
+        });
+}
+
+fn deinterleave_into<T: Copy + Into<i32> + Sync>(
+    samples: &[T],
+    comps: usize,
+    planes: &mut [Vec<i32>],
+) {
+    for (c, plane) in planes.iter_mut().enumerate() {
+        plane
+            .par_chunks_mut(PIXELS_PER_TASK)
+            .zip(samples.par_chunks(PIXELS_PER_TASK * comps))
+            .for_each(|(dst, src)| {
+                for (d, px) in dst.iter_mut().zip(src.chunks_exact(comps)) {
+                    *d = px[c].into();
+                }
+            });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Planes to interleaved and back is the identity for every storage
+    /// type, with images larger than one task so that the split shows.
+    #[test]
+    fn interleaving_round_trips_in_every_storage() {
+        for (depth, signed, comps) in [(8u8, false, 3), (12, false, 1), (5, true, 4), (16, true, 2)]
+        {
+            let (w, h) = (PIXELS_PER_TASK / 64 + 3, 70);
+            let (lo, span) = match signed {
+                true => (-(1i32 << (depth - 1)), 1i32 << depth),
+                false => (0, 1i32 << depth),
+            };
+            let mut image = Image::from_fn(w, h, comps, depth, |x, y, c| {
+                lo + ((x * 31 + y * 17 + c * 7) as i32 % span)
+            });
+            image.signed = signed;
+            image.validate().unwrap();
+            let inter = Interleaved::from_image(&image);
+            let want_storage = SampleBuf::zeroed(depth, signed, 0);
+            assert_eq!(
+                std::mem::discriminant(&inter.samples),
+                std::mem::discriminant(&want_storage)
+            );
+            let (x, y, c) = (w - 2, h - 1, comps - 1);
+            assert_eq!(
+                inter.samples.get((y * w + x) * comps + c),
+                Some(image.planes[c][y * w + x])
+            );
+            assert_eq!(inter.to_image(), image, "depth {depth} signed {signed}");
+        }
+    }
+}
