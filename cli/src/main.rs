@@ -8,14 +8,12 @@ use clap::Parser;
 fn main() -> ExitCode {
     default_sigpipe();
     wavelane_cli::init_logger();
-    // The main thread is one of the pool's workers instead of waiting for
-    // them: one thread fewer to start, and a parallel stage starts on this
-    // thread at once instead of after a wake-up (small images run many
-    // short stages). The pool's size still follows RAYON_NUM_THREADS. An
-    // error means a pool exists already, which is as good.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .use_current_thread()
-        .build_global();
+    // The main thread is not one of rayon's workers: `encode` and `decode`
+    // code on threads of their own (cli/src/batch) while this one waits for
+    // their reports, and a waiting worker takes no jobs. As a worker, it
+    // left the pool a core short (one of two on a 2-core machine) and
+    // deadlocked a pool of one (`RAYON_NUM_THREADS=1`: the test
+    // `one_rayon_thread_codes_a_batch` in cli/tests/batch_cli.rs).
     let cli = wavelane_cli::Cli::parse();
     match wavelane_cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -310,3 +310,47 @@ fn gpu_devices_that_do_not_exist_are_a_clear_error() {
         "a malformed list is a usage error"
     );
 }
+
+/// A pool of one rayon thread (a one-core container, or
+/// `RAYON_NUM_THREADS=1`) encodes and decodes: the pipeline's threads hand
+/// their parallel stages to the pool, so the thread that waits for their
+/// reports must not be the pool's only worker. A hang fails after a
+/// minute.
+#[test]
+fn one_rayon_thread_codes_a_batch() {
+    let dir = Scratch::new("batch", "one-thread");
+    let input = dir.file("a.ppm", &ppm(96, 64));
+    let (wl, back) = (dir.path("a.wl"), dir.path("a.png"));
+    let run = |args: &[&str]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_wavelane"))
+            .args(args)
+            .env("RAYON_NUM_THREADS", "1")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("run wavelane");
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                assert!(status.success(), "wavelane {args:?}: {status}");
+                return;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("wavelane {args:?} hangs with one rayon thread");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    run(&[
+        "encode",
+        s(&input),
+        "-o",
+        s(&wl),
+        "--lossless",
+        "--backend",
+        "cpu",
+    ]);
+    run(&["decode", s(&wl), "-o", s(&back), "--backend", "cpu"]);
+    let info = ok(&["info", s(&wl)]);
+    assert!(info.contains("96x64"), "{info}");
+}
