@@ -254,7 +254,7 @@ impl EncodeJob<'_> {
 /// An image read, with the output file it goes to.
 struct Loaded {
     file: AtomicFile,
-    image: codec::Image,
+    image: codec::Interleaved,
 }
 
 /// An image encoded, with what its report needs.
@@ -286,9 +286,11 @@ impl FileJob for EncodeJob<'_> {
         // encode is spent, and a killed run leaves only a temporary file
         // (wavelane::output).
         let file = AtomicFile::create(out)?;
-        let mut image = image_io::load(input)?;
+        // Samples as the file holds them: the GPU backend uploads them as
+        // they are, with no `i32` planes made on the way.
+        let mut image = image_io::load_interleaved(input)?;
         if let Some(b) = self.args.bit_depth {
-            image.bit_depth = b;
+            image = image.with_bit_depth(b)?;
         }
         Ok(Loaded { file, image })
     }
@@ -296,24 +298,23 @@ impl FileJob for EncodeJob<'_> {
     fn code(&self, _input: &Path, loaded: Loaded, coder: &mut Coder) -> Result<Coded, CliError> {
         let Loaded { file, image } = loaded;
         let job = Job::Encode {
-            samples: image.samples() as u64,
+            samples: image.len() as u64,
             lossless: self.lossless(),
         };
         let (backend, device_start, choice) = coder.backend(job)?;
         let shape = (
             image.width,
             image.height,
-            image.components(),
+            image.components,
             image.bit_depth,
-            image.samples() as f64,
+            image.len() as f64,
         );
         // Encoding runs some forty parallel regions (stages, DWT levels);
         // started from a pool thread, each is a push onto its queue, where
         // from this thread each would be a hand-over to the pool and a
-        // sleep and wake-up of this thread. The image is not needed
-        // afterwards: the encoder reuses its planes.
+        // sleep and wake-up of this thread.
         let (encoded, ()) = rayon::join(
-            || codec::encode_owned(image, &self.options, &backend),
+            || codec::encode_interleaved(&image, &self.options, &backend),
             || (),
         );
         Ok(Coded {

@@ -69,7 +69,7 @@ pub mod volume;
 
 pub use backend::{Backend, BackendError, BackendKind};
 pub use codec::{
-    decode, decode_interleaved, encode, CodecError, DecodeOptions, Decoded, EncodeOptions, Encoded,
-    Image, Interleaved, RateTarget,
+    decode, decode_interleaved, encode, encode_interleaved, CodecError, DecodeOptions, Decoded,
+    EncodeOptions, Encoded, Image, Interleaved, RateTarget,
 };
 pub use image_io::ImageIoError;

@@ -1,6 +1,7 @@
 #version 450
 // The encoder's first stage on the device: every sample, uploaded at its
-// own width (1 or 2 bytes), level-shifted with the header's fractional
+// own width (1 or 2 bytes; plane after plane, or interleaved pixel by
+// pixel as image files hold them), level-shifted with the header's fractional
 // bits (host/src/codec/colour.rs `level_shift`), then the first three
 // planes colour-transformed (`colour::forward`: the RCT in wrapping i32
 // arithmetic, the Q14 ICT in i64, saturated), into one i32 plane per
@@ -24,11 +25,12 @@ layout(push_constant) uniform Params {
     uint is_signed;  // samples are signed (two's complement in `bytes`)
     uint fraction;   // fractional bits
     uint src_words;  // words of Src (every read is bounded by it)
+    uint interleaved; // 1: pixel by pixel (`Interleaved`), else plane after plane
 } p;
 
 int sample_at(uint c, uint i) {
     // The host checks comps * n * bytes < 2^32.
-    uint b = (c * p.n + i) * p.bytes;
+    uint b = (p.interleaved != 0u ? i * p.comps + c : c * p.n + i) * p.bytes;
     uint w = b >> 2;
     uint word = w < p.src_words ? src[w] : 0u;
     int bits = int(p.bytes * 8u);

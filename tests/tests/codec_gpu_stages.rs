@@ -109,6 +109,16 @@ fn gpu_stages_write_the_cpu_files_and_decode_the_cpu_images() {
         };
         let what = format!("{w}x{h}x{comps} {bits}-bit signed={signed} {opts:?}");
         assert_same(&format!("file of {what}"), &cpu, &on_gpu);
+        // Interleaved input (uploaded as it is on the GPU) writes the
+        // same file on both backends.
+        let inter = Interleaved::from_image(&image);
+        for backend in [&Backend::Cpu, &gpu] {
+            let file = codec::encode_interleaved(&inter, &opts, backend)
+                .unwrap()
+                .bytes;
+            let on = backend.describe();
+            assert_same(&format!("interleaved file of {what} on {on}"), &cpu, &file);
+        }
         let levels = codec::decode(&cpu, &DecodeOptions::default(), &Backend::Cpu)
             .map(|d| d.report.resolutions - 1)
             .unwrap_or(0);

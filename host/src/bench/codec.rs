@@ -3,8 +3,10 @@
 //!
 //! # What is timed
 //!
-//! - **Wall** ([`Clock::Wall`]): one [`codec::encode`] call, from the image
-//!   in host memory to the file's bytes in host memory, or one
+//! - **Wall** ([`Clock::Wall`]): one [`codec::encode_interleaved`] call,
+//!   from the image's samples in host memory (at their own width, pixel
+//!   by pixel, as `wavelane encode` reads a file) to the file's bytes in
+//!   host memory, or one
 //!   [`codec::decode_interleaved`] call back (to the samples at their own
 //!   width, pixel by pixel, as an image file or an array holds them); on
 //!   the GPU backend this includes every upload and download. Frames per second and samples per second are
@@ -193,11 +195,14 @@ pub fn run(
     }
     let image = &config.image;
     let samples = image.samples();
+    // Encoded from its samples at their own width, as `wavelane encode`
+    // reads a file.
+    let input = Interleaved::from_image(image);
     progress("encode");
     let mut first: Option<Vec<u8>> = None;
     let mut encodes = Vec::new();
     let (_, encoded) = repeat(config.repeats, || {
-        let (ns, encoded) = wall(|| codec::encode(image, &config.options, backend));
+        let (ns, encoded) = wall(|| codec::encode_interleaved(&input, &config.options, backend));
         let encoded = encoded?;
         match &first {
             None => first = Some(encoded.bytes.clone()),

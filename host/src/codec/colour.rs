@@ -207,6 +207,27 @@ pub fn shifted_into(
         });
 }
 
+/// [`shift_in`] of component `c` of `comps`-sample pixels into `out`
+/// (one sample per pixel): the encoder's planes made from interleaved
+/// samples in the level shift's own pass.
+pub fn shifted_from<T: Copy + Into<i32> + Sync>(
+    samples: &[T],
+    (comps, c): (usize, usize),
+    out: &mut [i32],
+    bit_depth: u8,
+    signed: bool,
+    fraction_bits: u8,
+) {
+    let shift = level_shift(bit_depth, signed, fraction_bits);
+    out.par_chunks_mut(CHUNK)
+        .zip(samples.par_chunks(CHUNK * comps))
+        .for_each(|(dst, src)| {
+            for (d, px) in dst.iter_mut().zip(src.chunks_exact(comps)) {
+                *d = shift(px[c].into());
+            }
+        });
+}
+
 /// [`shift_in`] of `plane` appended to `out`: written in parallel straight
 /// into `out`'s spare capacity, so its pages are written once rather than
 /// zeroed first.

@@ -15,6 +15,8 @@ use super::format::wavelet_name;
 use super::header::Header;
 use super::image::Image;
 use super::index::BlockIndex;
+use super::input::Input;
+use super::interleaved::Interleaved;
 use super::options::{EncodeOptions, RateTarget, TableChoice};
 use super::plan::{self, plan, Plan};
 use super::points::{rate_points, RatePoints};
@@ -37,7 +39,20 @@ pub fn encode(
     options: &EncodeOptions,
     backend: &Backend,
 ) -> Result<Encoded, CodecError> {
-    encode_image(Cow::Borrowed(image), options, backend)
+    encode_image(Input::Planes(Cow::Borrowed(image)), options, backend)
+}
+
+/// [`encode`] of samples interleaved at their own width, as image files
+/// and arrays hold them: the GPU backend uploads them as they are (no
+/// `i32` planes to make first), the CPU backend splits them into its
+/// planes in the level shift's pass. The same file as [`encode`] of
+/// [`Interleaved::to_image`].
+pub fn encode_interleaved(
+    image: &Interleaved,
+    options: &EncodeOptions,
+    backend: &Backend,
+) -> Result<Encoded, CodecError> {
+    encode_image(Input::Interleaved(image), options, backend)
 }
 
 /// [`encode`] of an image the caller has no further use for: its planes
@@ -47,7 +62,7 @@ pub fn encode_owned(
     options: &EncodeOptions,
     backend: &Backend,
 ) -> Result<Encoded, CodecError> {
-    encode_image(Cow::Owned(image), options, backend)
+    encode_image(Input::Planes(Cow::Owned(image)), options, backend)
 }
 
 /// Finer steps tried when a PSNR target is out of reach at the planned one.
@@ -59,20 +74,20 @@ const PSNR_STEP_HALVINGS: usize = 3;
 /// the step halved, up to [`PSNR_STEP_HALVINGS`] times. A step the caller
 /// chose is kept.
 fn encode_image(
-    image: Cow<'_, Image>,
+    image: Input<'_>,
     options: &EncodeOptions,
     backend: &Backend,
 ) -> Result<Encoded, CodecError> {
     #[cfg(all(feature = "gpu", feature = "internals"))]
-    crate::backend::gpu::fault::encode_started(image.width, image.height);
+    crate::backend::gpu::fault::encode_started(image.shape().width, image.shape().height);
     let RateTarget::Psnr(target) = options.target else {
         return encode_at_step(image, options, backend);
     };
     let start = Instant::now();
     let adjustable = options.base_step.is_none() && plan::wavelet_of(options) != Wavelet::Cdf53;
     let short = |e: &Encoded| e.report.measured_psnr.is_some_and(|m| m < target);
-    let mut encoded = encode_at_step(Cow::Borrowed(&*image), options, backend)?;
-    let mut step = plan::lossy_base_step(image.bit_depth, options);
+    let mut encoded = encode_at_step(image.borrowed(), options, backend)?;
+    let mut step = plan::lossy_base_step(image.shape().bit_depth, options);
     for _ in 0..PSNR_STEP_HALVINGS {
         if !adjustable || !short(&encoded) {
             break;
@@ -82,32 +97,26 @@ fn encode_image(
             base_step: Some(step),
             ..options.clone()
         };
-        encoded = encode_at_step(Cow::Borrowed(&*image), &finer, backend)?;
+        encoded = encode_at_step(image.borrowed(), &finer, backend)?;
     }
     encoded.report.seconds.total = start.elapsed().as_secs_f64();
     Ok(encoded)
 }
 
 fn encode_at_step(
-    image: Cow<'_, Image>,
+    image: Input<'_>,
     options: &EncodeOptions,
     backend: &Backend,
 ) -> Result<Encoded, CodecError> {
     let mut clock = StageClock::new(backend);
     let start = clock.start();
     let mut seconds = StageTimes::default();
-    let samples = image.samples() as f64;
+    let samples = image.shape().samples() as f64;
     // A PSNR target compares decoded candidates with the image, so it
     // outlives the front end; other targets let it have the image.
     let (front, image) = match options.target {
         RateTarget::Psnr(_) => (
-            front(
-                Cow::Borrowed(&*image),
-                options,
-                backend,
-                &mut seconds,
-                &mut clock,
-            )?,
+            front(image.borrowed(), options, backend, &mut seconds, &mut clock)?,
             Some(image),
         ),
         _ => (
@@ -165,6 +174,7 @@ fn encode_at_step(
     } else {
         noise
     };
+    let image = image.as_ref().map(|i| i.planes());
     let image = image.as_deref();
     let rated = rate_and_pack(
         &coding,
@@ -199,18 +209,19 @@ struct Front {
 /// Options and planning, colour, DWT, quantization, codeblock formation,
 /// and the tables fitted to the codeblocks where the options ask for it.
 fn front(
-    image: Cow<'_, Image>,
+    image: Input<'_>,
     options: &EncodeOptions,
     backend: &Backend,
     seconds: &mut StageTimes,
     clock: &mut StageClock<'_>,
 ) -> Result<Front, CodecError> {
     image.validate()?;
+    let shape = image.shape();
     let Plan {
         mut header,
         lossless,
-    } = plan(&image, options)?;
-    let (w, h, comps) = (image.width, image.height, image.components());
+    } = plan(&shape, options)?;
+    let (w, h, comps) = (shape.width, shape.height, shape.components);
     let levels = header.levels as u32;
     let t = clock.start();
     let samples = stages::colour::forward(backend, image, &header)?;
@@ -261,7 +272,7 @@ pub(crate) fn codeblock_batch(
         ..options.clone()
     };
     front(
-        Cow::Borrowed(image),
+        Input::Planes(Cow::Borrowed(image)),
         &options,
         &Backend::Cpu,
         &mut StageTimes::default(),

@@ -4,6 +4,48 @@ use super::colour;
 use super::error::CodecError;
 use super::format;
 
+/// What the encoder plans by: an image's size and sample type, whatever
+/// its layout ([`Image`] or [`super::interleaved::Interleaved`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub width: usize,
+    pub height: usize,
+    pub components: usize,
+    pub bit_depth: u8,
+    pub signed: bool,
+}
+
+impl Shape {
+    /// Samples over all components.
+    pub fn samples(&self) -> usize {
+        self.width * self.height * self.components
+    }
+
+    /// Checks the size, the component count and the bit depth.
+    pub fn validate(&self) -> Result<(), CodecError> {
+        let max = format::MAX_DIMENSION as usize;
+        if self.width == 0 || self.height == 0 || self.width > max || self.height > max {
+            return Err(CodecError::Image(format!(
+                "size {}x{} outside 1..=65535",
+                self.width, self.height
+            )));
+        }
+        if !(1..=format::MAX_COMPONENTS as usize).contains(&self.components) {
+            return Err(CodecError::Image(format!(
+                "{} components (1..=4)",
+                self.components
+            )));
+        }
+        if !(1..=format::MAX_BIT_DEPTH).contains(&self.bit_depth) {
+            return Err(CodecError::Image(format!(
+                "bit depth {} (1..=16)",
+                self.bit_depth
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// A planar image of 1..=4 components, all of one bit depth.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image {
@@ -22,14 +64,14 @@ pub struct Image {
 /// Smallest and largest sample of a plane (`(i32::MAX, i32::MIN)` when
 /// empty), in parallel chunks: it runs before any other stage, so on one
 /// core it would be serial time (it is memory-bound on large images).
-fn sample_range_of(plane: &[i32]) -> (i32, i32) {
+pub(super) fn sample_range_of<T: Copy + Into<i32> + Sync>(plane: &[T]) -> (i32, i32) {
     use rayon::prelude::*;
     plane
         .par_chunks(1 << 16)
         .map(|chunk| {
-            chunk
-                .iter()
-                .fold((i32::MAX, i32::MIN), |(a, b), &v| (a.min(v), b.max(v)))
+            chunk.iter().fold((i32::MAX, i32::MIN), |(a, b), &v| {
+                (a.min(v.into()), b.max(v.into()))
+            })
         })
         .reduce(|| (i32::MAX, i32::MIN), |x, y| (x.0.min(y.0), x.1.max(y.1)))
 }
@@ -70,27 +112,20 @@ impl Image {
         self.width * self.height * self.planes.len()
     }
 
+    /// Its size and sample type.
+    pub(crate) fn shape(&self) -> Shape {
+        Shape {
+            width: self.width,
+            height: self.height,
+            components: self.planes.len(),
+            bit_depth: self.bit_depth,
+            signed: self.signed,
+        }
+    }
+
     /// Checks sizes, bit depth and that every sample is in range.
     pub fn validate(&self) -> Result<(), CodecError> {
-        let max = format::MAX_DIMENSION as usize;
-        if self.width == 0 || self.height == 0 || self.width > max || self.height > max {
-            return Err(CodecError::Image(format!(
-                "size {}x{} outside 1..=65535",
-                self.width, self.height
-            )));
-        }
-        if !(1..=format::MAX_COMPONENTS as usize).contains(&self.planes.len()) {
-            return Err(CodecError::Image(format!(
-                "{} components (1..=4)",
-                self.planes.len()
-            )));
-        }
-        if !(1..=format::MAX_BIT_DEPTH).contains(&self.bit_depth) {
-            return Err(CodecError::Image(format!(
-                "bit depth {} (1..=16)",
-                self.bit_depth
-            )));
-        }
+        self.shape().validate()?;
         let (lo, hi) = colour::sample_range(self.bit_depth, self.signed);
         for (c, p) in self.planes.iter().enumerate() {
             if p.len() != self.width * self.height {

@@ -10,7 +10,9 @@
 
 use rayon::prelude::*;
 
-use super::image::Image;
+use super::colour;
+use super::error::CodecError;
+use super::image::{sample_range_of, Image, Shape};
 
 /// Samples at their own width, in one of four storage types chosen by
 /// the bit depth and signedness ([`SampleBuf::storage_for`]).
@@ -50,6 +52,16 @@ impl SampleBuf {
     /// Whether there are no samples.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The storage type's name (`u8`, `u16`, `i8`, `i16`).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            SampleBuf::U8(_) => "u8",
+            SampleBuf::U16(_) => "u16",
+            SampleBuf::I8(_) => "i8",
+            SampleBuf::I16(_) => "i16",
+        }
     }
 
     /// Sample `i` widened to `i32`.
@@ -126,6 +138,89 @@ impl Interleaved {
     /// Whether the image has no samples.
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
+    }
+
+    /// Its size and sample type.
+    pub(crate) fn shape(&self) -> Shape {
+        Shape {
+            width: self.width,
+            height: self.height,
+            components: self.components,
+            bit_depth: self.bit_depth,
+            signed: self.signed,
+        }
+    }
+
+    /// Checks sizes, bit depth, that the storage fits the bit depth and
+    /// signedness ([`SampleBuf::zeroed`]'s choice) and holds every sample,
+    /// and that every sample is in range.
+    pub fn validate(&self) -> Result<(), CodecError> {
+        let shape = self.shape();
+        shape.validate()?;
+        let want = SampleBuf::zeroed(self.bit_depth, self.signed, 0);
+        if std::mem::discriminant(&want) != std::mem::discriminant(&self.samples) {
+            return Err(CodecError::Image(format!(
+                "{}-bit {} samples stored as {}",
+                self.bit_depth,
+                if self.signed { "signed" } else { "unsigned" },
+                self.samples.type_name()
+            )));
+        }
+        if self.samples.len() != shape.samples() {
+            return Err(CodecError::Image(format!(
+                "{} samples for {}x{} pixels of {} components",
+                self.samples.len(),
+                self.width,
+                self.height,
+                self.components
+            )));
+        }
+        let (min, max) = match &self.samples {
+            SampleBuf::U8(v) => sample_range_of(v),
+            SampleBuf::U16(v) => sample_range_of(v),
+            SampleBuf::I8(v) => sample_range_of(v),
+            SampleBuf::I16(v) => sample_range_of(v),
+        };
+        let (lo, hi) = colour::sample_range(self.bit_depth, self.signed);
+        if min < lo || max > hi {
+            let v = if min < lo { min } else { max };
+            return Err(CodecError::Image(format!(
+                "sample {v} outside {lo}..={hi} ({}-bit)",
+                self.bit_depth
+            )));
+        }
+        Ok(())
+    }
+
+    /// The same samples declared `bit_depth` bits deep (a 16-bit file
+    /// holding 12-bit data, say), moved to the storage that depth takes
+    /// where it differs; an error names a sample that does not fit.
+    pub fn with_bit_depth(mut self, bit_depth: u8) -> Result<Interleaved, CodecError> {
+        let want = SampleBuf::zeroed(bit_depth, self.signed, 0);
+        if std::mem::discriminant(&want) != std::mem::discriminant(&self.samples) {
+            let too_wide = |v: i32| {
+                CodecError::Image(format!(
+                    "sample {v} does not fit {bit_depth}-bit {} samples",
+                    if self.signed { "signed" } else { "unsigned" }
+                ))
+            };
+            self.samples = match &self.samples {
+                SampleBuf::U8(v) => SampleBuf::U16(v.iter().map(|&s| s as u16).collect()),
+                SampleBuf::I8(v) => SampleBuf::I16(v.iter().map(|&s| s as i16).collect()),
+                SampleBuf::U16(v) => SampleBuf::U8(
+                    (v.iter()
+                        .map(|&s| u8::try_from(s).map_err(|_| too_wide(s as i32))))
+                    .collect::<Result<_, _>>()?,
+                ),
+                SampleBuf::I16(v) => SampleBuf::I8(
+                    (v.iter()
+                        .map(|&s| i8::try_from(s).map_err(|_| too_wide(s as i32))))
+                    .collect::<Result<_, _>>()?,
+                ),
+            };
+        }
+        self.bit_depth = bit_depth;
+        Ok(self)
     }
 
     /// `image` interleaved. Samples are stored as they are; the planes'
@@ -213,6 +308,24 @@ fn deinterleave_into<T: Copy + Into<i32> + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A declared bit depth moves samples to its storage where they fit,
+    /// and names one that does not.
+    #[test]
+    fn bit_depth_changes_move_the_storage() {
+        let image = Image::from_fn(5, 3, 2, 16, |x, y, c| (x * 50 + y + c) as i32);
+        let wide = Interleaved::from_image(&image);
+        let narrow = wide.clone().with_bit_depth(8).unwrap();
+        assert_eq!(narrow.samples.type_name(), "u8");
+        assert_eq!(narrow.to_image().planes, image.planes);
+        let back = narrow.with_bit_depth(12).unwrap();
+        assert_eq!((back.samples.type_name(), back.bit_depth), ("u16", 12));
+        assert_eq!(back.to_image().planes, image.planes);
+        let mut big = wide;
+        big.samples = SampleBuf::U16(vec![300; 30]);
+        let err = big.with_bit_depth(8).unwrap_err().to_string();
+        assert!(err.contains("sample 300"), "{err}");
+    }
 
     /// Planes to interleaved and back is the identity for every storage
     /// type, with images larger than one task so that the split shows.

@@ -50,6 +50,7 @@ pub mod rate;
 // What the caller gives and gets.
 mod error;
 mod image;
+mod input;
 mod interleaved;
 mod metrics;
 mod options;
@@ -76,7 +77,7 @@ pub(crate) mod stages;
 mod acyclic;
 
 pub use decode::{decode, decode_interleaved, decode_skipping_damaged};
-pub use encode::{encode, encode_owned};
+pub use encode::{encode, encode_interleaved, encode_owned};
 pub use error::{CodecError, OptionsError};
 pub use format::{ColourTransform, FormatError};
 pub use image::Image;

@@ -8,7 +8,7 @@ use wavelane_core::dwt::{gains, max_levels, Wavelet};
 use super::error::{CodecError, OptionsError};
 use super::format::{ColourTransform, MAX_FRACTION_BITS, MAX_LAYERS, MAX_LEVELS};
 use super::header::{Header, QuantStep, Tables};
-use super::image::Image;
+use super::image::Shape;
 use super::options::{
     EncodeOptions, RateTarget, TableChoice, LOSSLESS_CODEBLOCK_HEIGHT, LOSSY_CODEBLOCK_HEIGHT,
 };
@@ -50,7 +50,7 @@ pub(crate) fn lossy_base_step(bit_depth: u8, o: &EncodeOptions) -> f64 {
 
 /// The coding parameters of `image` under `o`, or why they contradict
 /// each other or the image.
-pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError> {
+pub(crate) fn plan(image: &Shape, o: &EncodeOptions) -> Result<Plan, CodecError> {
     let opt = |e: OptionsError| Err(CodecError::Options(e));
     let lossless = o.target == RateTarget::Lossless;
     match o.target {
@@ -75,7 +75,7 @@ pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError>
             max,
         });
     }
-    let three = image.components() >= 3;
+    let three = image.components >= 3;
     let colour = o.colour.unwrap_or(match (three, lossless) {
         (false, _) => ColourTransform::None,
         (true, true) => ColourTransform::Rct,
@@ -149,7 +149,7 @@ pub(crate) fn plan(image: &Image, o: &EncodeOptions) -> Result<Plan, CodecError>
     let header = Header {
         width: image.width as u32,
         height: image.height as u32,
-        components: image.components() as u8,
+        components: image.components as u8,
         bit_depth: image.bit_depth,
         signed: image.signed,
         colour,
@@ -178,7 +178,7 @@ mod tests {
     /// prints.
     #[test]
     fn contradicting_options_are_typed_errors() {
-        let image = Image::from_fn(20, 20, 1, 8, |x, _, _| x as i32);
+        let image = crate::codec::image::Image::from_fn(20, 20, 1, 8, |x, _, _| x as i32).shape();
         let cases = [
             (
                 EncodeOptions::bpp(0.0),

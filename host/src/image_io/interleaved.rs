@@ -1,8 +1,8 @@
-//! Writing an [`Interleaved`] image: its samples are already in the
-//! layout PNG, TIFF and PGM/PPM store, so the writers take them as they
-//! are (no `i32` planes to clamp and interleave, as [`super::save`] does
-//! for an [`crate::codec::Image`]). The files are the same bytes as
-//! [`super::save`] writes for the same image.
+//! Reading and writing an [`Interleaved`] image: its samples are in the
+//! layout PNG, TIFF and PGM/PPM store, so the readers and writers take
+//! them as they are (no `i32` planes to make, or to clamp and interleave,
+//! as [`super::load`] and [`super::save`] do for an
+//! [`crate::codec::Image`]). The images and files are the same as theirs.
 
 use std::path::Path;
 
@@ -11,6 +11,92 @@ use rayon::prelude::*;
 
 use super::{FileFormat, ImageIoError};
 use crate::codec::{Interleaved, SampleBuf};
+
+/// Reads an image file as [`super::load`] does, into interleaved samples.
+pub fn load_interleaved(path: &Path) -> Result<Interleaved, ImageIoError> {
+    let bytes = super::read_file(path)?;
+    decode_interleaved_bytes(&bytes).map_err(|e| super::with_path(e, path))
+}
+
+/// Decodes an image file held in memory into interleaved samples.
+pub fn decode_interleaved_bytes(bytes: &[u8]) -> Result<Interleaved, ImageIoError> {
+    if super::pnm::looks_like_pnm(bytes) {
+        if let Some(image) = binary_pnm(bytes) {
+            return image;
+        }
+        // Plain (text) PGM/PPM: through the planes.
+        return Ok(Interleaved::from_image(&super::decode_bytes(bytes)?));
+    }
+    let dynamic = image::load_from_memory(bytes).map_err(|source| ImageIoError::Image {
+        path: "<memory>".into(),
+        source,
+    })?;
+    let (w, h) = (dynamic.width() as usize, dynamic.height() as usize);
+    let image = |components: usize, bit_depth: u8, samples: SampleBuf| Interleaved {
+        width: w,
+        height: h,
+        components,
+        bit_depth,
+        signed: false,
+        samples,
+    };
+    use image::DynamicImage as D;
+    Ok(match dynamic {
+        D::ImageLuma8(b) => image(1, 8, SampleBuf::U8(b.into_raw())),
+        D::ImageLumaA8(b) => image(2, 8, SampleBuf::U8(b.into_raw())),
+        D::ImageRgb8(b) => image(3, 8, SampleBuf::U8(b.into_raw())),
+        D::ImageRgba8(b) => image(4, 8, SampleBuf::U8(b.into_raw())),
+        D::ImageLuma16(b) => image(1, 16, SampleBuf::U16(b.into_raw())),
+        D::ImageLumaA16(b) => image(2, 16, SampleBuf::U16(b.into_raw())),
+        D::ImageRgb16(b) => image(3, 16, SampleBuf::U16(b.into_raw())),
+        D::ImageRgba16(b) => image(4, 16, SampleBuf::U16(b.into_raw())),
+        other => return Err(super::unsupported_colour(other.color())),
+    })
+}
+
+/// A binary PGM/PPM's samples as they are (8-bit) or from big-endian
+/// (16-bit) on all cores, checked against maxval; `None` for a plain
+/// (text) file. Header errors are the planar reader's.
+fn binary_pnm(bytes: &[u8]) -> Option<Result<Interleaved, ImageIoError>> {
+    let header = match super::pnm::binary_header(bytes)? {
+        Ok(h) => h,
+        Err(reason) => return Some(Err(super::pnm_error(reason))),
+    };
+    let super::pnm::BinaryHeader {
+        width,
+        height,
+        channels,
+        maxval,
+        data,
+    } = header;
+    let samples = if maxval > 255 {
+        let mut v = vec![0u16; data.len() / 2];
+        v.par_chunks_mut(1 << 15)
+            .zip(data.par_chunks(1 << 16))
+            .for_each(|(dst, src)| {
+                for (d, s) in dst.iter_mut().zip(src.chunks_exact(2)) {
+                    *d = u16::from_be_bytes([s[0], s[1]]);
+                }
+            });
+        SampleBuf::U16(v)
+    } else {
+        SampleBuf::U8(data.to_vec())
+    };
+    let image = Interleaved {
+        width,
+        height,
+        components: channels,
+        bit_depth: (32 - maxval.leading_zeros()) as u8,
+        signed: false,
+        samples,
+    };
+    // Every sample at most maxval: what the bit depth's range check says
+    // when maxval is 2^b - 1; otherwise the planar reader's exact check.
+    if (maxval + 1).is_power_of_two() && image.validate().is_ok() {
+        return Some(Ok(image));
+    }
+    Some(super::decode_bytes(bytes).map(|im| Interleaved::from_image(&im)))
+}
 
 /// Encodes `image` in `format`.
 pub fn encode_interleaved_bytes(
@@ -120,6 +206,41 @@ pub fn save_interleaved(image: &Interleaved, path: &Path) -> Result<(), ImageIoE
 mod tests {
     use super::*;
     use crate::codec::Image;
+
+    /// Reading gives the planar reader's image, interleaved, or its error:
+    /// PNG and TIFF at 8 and 16 bits, binary PGM/PPM at maxval 2^b - 1
+    /// and other maxvals, plain PGM/PPM, and damaged files.
+    #[test]
+    fn interleaved_reads_equal_the_planar_reader() {
+        let mut files: Vec<Vec<u8>> = Vec::new();
+        for (depth, comps) in [(8u8, 3usize), (8, 1), (16, 3), (16, 4), (8, 2), (12, 1)] {
+            let image = Image::from_fn(23, 9, comps, depth, |x, y, c| {
+                ((x * 41 + y * 13 + c * 3) % (1 << depth)) as i32
+            });
+            for format in [FileFormat::Png, FileFormat::Tiff, FileFormat::Pnm] {
+                if let Ok(bytes) = super::super::encode_bytes(&image, format) {
+                    files.push(bytes);
+                }
+            }
+        }
+        files.push(b"P5\n3 1\n1000\n\x00\x01\x03\xe8\x00\x07".to_vec()); // maxval 1000
+        files.push(b"P5\n3 1\n1000\n\x00\x01\x03\xe9\x00\x07".to_vec()); // 1001 > maxval
+        files.push(b"P6\n2 1\n100\n\x01\x02\x03\x04\xc8\x06".to_vec()); // 200 > maxval
+        files.push(b"P3\n2 1\n255\n1 2 3 4 5 6\n".to_vec()); // plain
+        files.push(b"P6\n2 1\n255\n\x01\x02".to_vec()); // truncated
+        files.push(b"P6\n0 1\n255\n".to_vec()); // no pixels
+        let png = files[0].clone();
+        files.push(png[..png.len() / 2].to_vec()); // a cut PNG
+        for (k, bytes) in files.iter().enumerate() {
+            let want = super::super::decode_bytes(bytes).map(|im| Interleaved::from_image(&im));
+            let got = decode_interleaved_bytes(bytes);
+            match (want, got) {
+                (Ok(w), Ok(g)) => assert!(w == g, "file {k}"),
+                (Err(w), Err(g)) => assert_eq!(w.to_string(), g.to_string(), "file {k}"),
+                (w, g) => panic!("file {k}: {:?} / {:?}", w.map(|_| ()), g.map(|_| ())),
+            }
+        }
+    }
 
     /// Every format and storage writes the bytes `save` writes for the
     /// same image as planes.

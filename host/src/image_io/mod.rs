@@ -12,7 +12,9 @@
 mod interleaved;
 mod pnm;
 
-pub use interleaved::{encode_interleaved_bytes, save_interleaved};
+pub use interleaved::{
+    decode_interleaved_bytes, encode_interleaved_bytes, load_interleaved, save_interleaved,
+};
 
 use std::path::Path;
 
@@ -81,31 +83,45 @@ impl FileFormat {
 /// Reads an image file (format from the contents for PGM/PPM, else from
 /// the `image` crate's detection).
 pub fn load(path: &Path) -> Result<Image, ImageIoError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ImageIoError::Io {
-        path: name.clone(),
+    let bytes = read_file(path)?;
+    decode_bytes(&bytes).map_err(|e| with_path(e, path))
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, ImageIoError> {
+    std::fs::read(path).map_err(|source| ImageIoError::Io {
+        path: path.display().to_string(),
         source,
-    })?;
-    decode_bytes(&bytes).map_err(|e| match e {
-        ImageIoError::Image { source, .. } => ImageIoError::Image {
-            path: name.clone(),
-            source,
-        },
-        ImageIoError::Pnm { reason, .. } => ImageIoError::Pnm {
-            path: name.clone(),
-            reason,
-        },
-        other => other,
     })
+}
+
+/// A decoding error of bytes in memory, named after the file they came
+/// from.
+fn with_path(e: ImageIoError, path: &Path) -> ImageIoError {
+    let name = path.display().to_string();
+    match e {
+        ImageIoError::Image { source, .. } => ImageIoError::Image { path: name, source },
+        ImageIoError::Pnm { reason, .. } => ImageIoError::Pnm { path: name, reason },
+        other => other,
+    }
+}
+
+fn pnm_error(reason: String) -> ImageIoError {
+    ImageIoError::Pnm {
+        path: "<memory>".into(),
+        reason,
+    }
+}
+
+fn unsupported_colour(colour: image::ColorType) -> ImageIoError {
+    ImageIoError::Unsupported(format!(
+        "{colour:?} images are not supported (8- or 16-bit integer gray, gray+alpha, RGB or RGBA only)"
+    ))
 }
 
 /// Decodes an image file held in memory.
 pub fn decode_bytes(bytes: &[u8]) -> Result<Image, ImageIoError> {
     if pnm::looks_like_pnm(bytes) {
-        return pnm::decode(bytes).map_err(|reason| ImageIoError::Pnm {
-            path: "<memory>".into(),
-            reason,
-        });
+        return pnm::decode(bytes).map_err(pnm_error);
     }
     let dynamic = image::load_from_memory(bytes).map_err(|source| ImageIoError::Image {
         path: "<memory>".into(),
@@ -127,12 +143,7 @@ pub fn from_dynamic(img: DynamicImage) -> Result<Image, ImageIoError> {
         DynamicImage::ImageLumaA16(b) => (16, 2, b.into_raw().into_iter().map(i32::from).collect()),
         DynamicImage::ImageRgb16(b) => (16, 3, b.into_raw().into_iter().map(i32::from).collect()),
         DynamicImage::ImageRgba16(b) => (16, 4, b.into_raw().into_iter().map(i32::from).collect()),
-        other => {
-            return Err(ImageIoError::Unsupported(format!(
-                "{:?} images are not supported (8- or 16-bit integer gray, gray+alpha, RGB or RGBA only)",
-                other.color()
-            )))
-        }
+        other => return Err(unsupported_colour(other.color())),
     };
     Ok(Image {
         width: w,

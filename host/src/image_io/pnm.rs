@@ -43,8 +43,18 @@ impl Tokens<'_> {
     }
 }
 
-/// Decodes a PGM/PPM file.
-pub(super) fn decode(bytes: &[u8]) -> Result<Image, String> {
+/// A PGM/PPM header: channels, whether binary, size, maxval, and where
+/// the header's tokens end.
+struct Header {
+    channels: usize,
+    binary: bool,
+    width: usize,
+    height: usize,
+    maxval: u32,
+    end: usize,
+}
+
+fn header(bytes: &[u8]) -> Result<Header, String> {
     let (channels, binary) = match bytes.get(..2) {
         Some(b"P2") => (1, false),
         Some(b"P3") => (3, false),
@@ -62,6 +72,60 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Image, String> {
     if !(1..=65535).contains(&maxval) {
         return Err(format!("maxval {maxval} outside 1..=65535"));
     }
+    Ok(Header {
+        channels,
+        binary,
+        width,
+        height,
+        maxval,
+        end: t.pos,
+    })
+}
+
+/// A binary PGM/PPM's header and its pixel data (exactly the samples'
+/// bytes).
+pub(super) struct BinaryHeader<'a> {
+    pub width: usize,
+    pub height: usize,
+    pub channels: usize,
+    pub maxval: u32,
+    pub data: &'a [u8],
+}
+
+/// The header and data of a binary (P5/P6) file; `None` for a plain one.
+pub(super) fn binary_header(bytes: &[u8]) -> Option<Result<BinaryHeader<'_>, String>> {
+    let h = match header(bytes) {
+        Ok(h) if !h.binary => return None,
+        Ok(h) => h,
+        Err(e) => return Some(Err(e)),
+    };
+    let size = if h.maxval > 255 { 2 } else { 1 };
+    let n = h.width * h.height * h.channels * size;
+    // Exactly one whitespace byte separates the header from the data.
+    let start = h.end + 1;
+    Some(match bytes.get(start..start + n) {
+        Some(data) => Ok(BinaryHeader {
+            width: h.width,
+            height: h.height,
+            channels: h.channels,
+            maxval: h.maxval,
+            data,
+        }),
+        None => Err("pixel data truncated".into()),
+    })
+}
+
+/// Decodes a PGM/PPM file.
+pub(super) fn decode(bytes: &[u8]) -> Result<Image, String> {
+    let Header {
+        channels,
+        binary,
+        width,
+        height,
+        maxval,
+        end,
+    } = header(bytes)?;
+    let mut t = Tokens { bytes, pos: end };
     let bit_depth = (32 - maxval.leading_zeros()) as u8;
     let n = width * height * channels;
     let planes = if binary {

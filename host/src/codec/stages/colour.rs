@@ -11,7 +11,8 @@ use crate::codec::colour;
 use crate::codec::error::CodecError;
 use crate::codec::header::Header;
 use crate::codec::image::Image;
-use crate::codec::interleaved::Interleaved;
+use crate::codec::input::Input;
+use crate::codec::interleaved::{Interleaved, SampleBuf};
 use crate::codec::planes::{Planes, Resident};
 
 /// The samples of `image` level-shifted, with the header's fractional
@@ -19,7 +20,7 @@ use crate::codec::planes::{Planes, Resident};
 /// the GPU backend where the front end runs there.
 pub(crate) fn forward(
     backend: &Backend,
-    image: Cow<'_, Image>,
+    image: Input<'_>,
     header: &Header,
 ) -> Result<Resident<Planes<i32>>, CodecError> {
     match backend {
@@ -85,7 +86,7 @@ pub(crate) fn inverse_interleaved(
     })
 }
 
-fn host_forward(image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
+fn host_forward(image: Input<'_>, header: &Header) -> Planes<i32> {
     let mut samples = shifted_samples(image, header);
     colour::forward(header.colour, &mut samples.planes_mut().collect::<Vec<_>>());
     samples
@@ -101,9 +102,26 @@ fn host_inverse(planes: &mut [Vec<i32>], header: &Header) {
 /// shifted in place and grown by the others, instead of a fresh copy of
 /// every plane: the fresh pages of that copy were a third of a small
 /// image's page faults (docs/history/codec.md).
-fn shifted_samples(image: Cow<'_, Image>, header: &Header) -> Planes<i32> {
-    let (len, comps) = (image.width * image.height, image.components());
+fn shifted_samples(image: Input<'_>, header: &Header) -> Planes<i32> {
+    let shape = image.shape();
+    let (len, comps) = (shape.width * shape.height, shape.components);
     let (depth, signed, fraction) = (header.bit_depth, header.signed, header.fraction_bits);
+    let image = match image {
+        Input::Planes(image) => image,
+        Input::Interleaved(image) => {
+            let mut samples = Planes::new(vec![0i32; len * comps], len);
+            for (c, dst) in samples.planes_mut().enumerate() {
+                let at = (comps, c);
+                match &image.samples {
+                    SampleBuf::U8(v) => colour::shifted_from(v, at, dst, depth, signed, fraction),
+                    SampleBuf::U16(v) => colour::shifted_from(v, at, dst, depth, signed, fraction),
+                    SampleBuf::I8(v) => colour::shifted_from(v, at, dst, depth, signed, fraction),
+                    SampleBuf::I16(v) => colour::shifted_from(v, at, dst, depth, signed, fraction),
+                }
+            }
+            return samples;
+        }
+    };
     match image {
         Cow::Owned(Image { planes, .. }) => {
             let mut planes = planes.into_iter();

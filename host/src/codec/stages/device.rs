@@ -30,6 +30,7 @@ use crate::codec::distortion::{BlockSums, SUMS};
 use crate::codec::error::CodecError;
 use crate::codec::format::ColourTransform;
 use crate::codec::header::Header;
+use crate::codec::input::Input;
 use crate::codec::interleaved::SampleBuf;
 use crate::codec::planes::DevicePlanes;
 use crate::codec::quant::UNIT_STEP;
@@ -117,20 +118,26 @@ fn bind_planes(
 }
 
 /// The encoder's first stage: the image's samples packed at their own
-/// width, uploaded, level-shifted and colour-transformed on the device.
+/// width (planes packed plane after plane; interleaved samples copied as
+/// they are), uploaded, level-shifted and colour-transformed on the
+/// device.
 pub(crate) fn colour_forward(
     gpu: &Arc<Gpu>,
-    image: &crate::codec::image::Image,
+    image: &Input<'_>,
     header: &Header,
 ) -> Result<DevicePlanes, GpuError> {
-    let len = image.width * image.height;
+    let shape = image.shape();
+    let len = shape.width * shape.height;
     let bytes = sample_bytes(header.bit_depth);
-    let words = (len * image.components() * bytes).div_ceil(4) as u64;
+    let words = (len * shape.components * bytes).div_ceil(4) as u64;
     let src = gpu.uninit::<u32>(words.max(1))?;
-    gpu.write_bytes(&src.clone().into_bytes(), |offset, chunk| {
-        samples::pack(&image.planes, len, bytes, offset, chunk)
+    gpu.write_bytes(&src.clone().into_bytes(), |offset, chunk| match image {
+        Input::Planes(image) => samples::pack(&image.planes, len, bytes, offset, chunk),
+        Input::Interleaved(image) => {
+            samples::copy_little_endian(image.samples.as_bytes(), bytes, offset, chunk)
+        }
     })?;
-    let out = alloc_planes(gpu, len, image.components())?;
+    let out = alloc_planes(gpu, len, shape.components)?;
     let d = Dispatch::new(&shaders::COLOUR_FORWARD, [groups(len, 256), 1, 1]).buffer(&src);
     let d = bind_planes(gpu, d, &out.planes())?.push(&[
         len as u32,
@@ -141,6 +148,7 @@ pub(crate) fn colour_forward(
         header.signed as u32,
         header.fraction_bits as u32,
         words as u32,
+        matches!(image, Input::Interleaved(_)) as u32,
     ]);
     gpu.run(&[d])?;
     Ok(out)

@@ -5,6 +5,8 @@
 //! They also check that the device route is the one taken, which the
 //! end-to-end tests (tests/tests/codec_gpu_stages.rs) cannot see.
 
+use crate::codec::input::Input;
+use crate::codec::interleaved::Interleaved;
 use std::borrow::Cow;
 
 use rand::{Rng, SeedableRng};
@@ -77,18 +79,29 @@ fn gpu_front_end_stages_equal_the_host_stages() {
                 ..EncodeOptions::default()
             },
         };
-        let Plan { header, .. } = plan(&img, &opts).unwrap();
+        let Plan { header, .. } = plan(&img.shape(), &opts).unwrap();
         let what = format!("case {case}: {w}x{h}x{comps} {bits}-bit {opts:?}");
         assert!(encodes(&gpu, &header), "{what}: not on the device");
-        let cpu_samples =
-            host(colour_stage::forward(&Backend::Cpu, Cow::Borrowed(&img), &header).unwrap());
-        let samples = colour_stage::forward(&on_gpu, Cow::Borrowed(&img), &header).unwrap();
+        let planes = || Input::Planes(Cow::Borrowed(&img));
+        let cpu_samples = host(colour_stage::forward(&Backend::Cpu, planes(), &header).unwrap());
+        let samples = colour_stage::forward(&on_gpu, planes(), &header).unwrap();
         let samples = device(samples);
         assert_eq!(
             download(&samples).unwrap(),
             cpu_samples.data,
             "{what}: colour"
         );
+        // Interleaved samples (uploaded as they are on the device) make
+        // the same planes on both backends.
+        let inter = Interleaved::from_image(&img);
+        for backend in [&Backend::Cpu, &on_gpu] {
+            let got = match colour_stage::forward(backend, Input::Interleaved(&inter), &header) {
+                Ok(Resident::Host(p)) => p.data,
+                Ok(Resident::Device(d)) => download(&d).unwrap(),
+                Err(e) => panic!("{what}: {e}"),
+            };
+            assert!(got == cpu_samples.data, "{what}: colour of interleaved");
+        }
 
         let levels = header.levels as u32;
         let cpu_coeffs = host(
@@ -161,7 +174,7 @@ fn gpu_quantize_matches_the_host_arithmetic_at_the_extremes() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let (w, h, comps) = (67, 40, 2);
     let img = image(&mut rng, w, h, comps, 8, false);
-    let Plan { mut header, .. } = plan(&img, &EncodeOptions::bpp(1.0)).unwrap();
+    let Plan { mut header, .. } = plan(&img.shape(), &EncodeOptions::bpp(1.0)).unwrap();
     for list in header.steps.iter_mut() {
         for s in list.iter_mut() {
             *s = match rng.random_range(0..4) {
@@ -240,7 +253,7 @@ fn gpu_distortion_sums_equal_the_host_sums_at_the_extremes() {
         levels: Some(0),
         ..EncodeOptions::bpp(1.0)
     };
-    let Plan { mut header, .. } = plan(&img, &opts).unwrap();
+    let Plan { mut header, .. } = plan(&img.shape(), &opts).unwrap();
     assert_eq!(header.codeblock_height, 256);
     let extremes = [
         i32::MIN,
@@ -355,7 +368,7 @@ fn gpu_colour_inverse_equals_the_host_stage() {
     let gpu = gpu();
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let base = image(&mut rng, 9, 7, 3, 8, false);
-    let Plan { header, .. } = plan(&base, &EncodeOptions::bpp(2.0)).unwrap();
+    let Plan { header, .. } = plan(&base.shape(), &EncodeOptions::bpp(2.0)).unwrap();
     for case in 0..18 {
         let mut hd = header.clone();
         hd.components = [1, 3, 4][case % 3];
@@ -425,7 +438,7 @@ fn gpu_symbol_counts_on_device_planes_equal_the_hosts_without_downloading_them()
     let mut rng = ChaCha8Rng::seed_from_u64(12);
     let (w, h, comps) = (150, 97, 3);
     let img = image(&mut rng, w, h, comps, 8, false);
-    let Plan { header, .. } = plan(&img, &EncodeOptions::lossless()).unwrap();
+    let Plan { header, .. } = plan(&img.shape(), &EncodeOptions::lossless()).unwrap();
     let blocks = codeblocks(w, h, comps, 3, 32);
     // Sparse indices of mixed magnitudes, as quantization leaves them.
     let data: Vec<i32> = (0..w * h * comps)

@@ -13,7 +13,7 @@
 
 use rayon::prelude::*;
 
-use crate::backend::gpu::transfer::COPY_PIECE;
+use crate::backend::gpu::transfer::{par_copy, COPY_PIECE};
 
 /// Bytes a sample of `bit_depth` bits takes on the bus.
 pub(crate) fn sample_bytes(bit_depth: u8) -> usize {
@@ -68,6 +68,21 @@ fn pack_piece(
         }
         out = rest;
         sample += n;
+    }
+}
+
+/// Fills `chunk`, the packed bytes from `offset` on, from `src`, samples
+/// already packed (interleaved at `bytes` bytes each, in the host's
+/// order): a copy, with two-byte samples put little-endian on a big-endian
+/// host; zeros past the end (the buffer's padding to whole words).
+pub(crate) fn copy_little_endian(src: &[u8], bytes: usize, offset: u64, chunk: &mut [u8]) {
+    let at = (offset as usize).min(src.len());
+    let n = chunk.len().min(src.len() - at);
+    let (head, tail) = chunk.split_at_mut(n);
+    par_copy(head, &src[at..at + n]);
+    tail.fill(0);
+    if cfg!(target_endian = "big") && bytes == 2 {
+        head.chunks_exact_mut(2).for_each(|s| s.swap(0, 1));
     }
 }
 
