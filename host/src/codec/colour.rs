@@ -126,6 +126,54 @@ pub fn inverse_shift_out(
     }
 }
 
+/// [`inverse_shift_out`] with the result also interleaved into `out`
+/// (pixel by pixel, each sample through `narrow`), chunk by chunk while
+/// the chunk is in cache: the decoder's interleaved output without a
+/// second pass over the planes. The planes hold the planar result after.
+pub fn inverse_shift_out_interleaved<T: Copy + Send>(
+    transform: ColourTransform,
+    planes: &mut [Vec<i32>],
+    (bit_depth, signed, fraction_bits): (u8, bool, u8),
+    out: &mut [T],
+    narrow: impl Fn(i32) -> T + Sync,
+) {
+    let shift = ShiftOut::new(bit_depth, signed, fraction_bits);
+    let comps = planes.len();
+    if comps == 0 {
+        return;
+    }
+    // The k-th chunk of every plane, together.
+    let mut groups: Vec<Vec<&mut [i32]>> = Vec::new();
+    for plane in planes.iter_mut() {
+        for (k, chunk) in plane.chunks_mut(CHUNK).enumerate() {
+            match groups.get_mut(k) {
+                Some(group) => group.push(chunk),
+                None => groups.push(vec![chunk]),
+            }
+        }
+    }
+    groups
+        .into_par_iter()
+        .zip(out.par_chunks_mut(CHUNK * comps))
+        .for_each(|(mut group, out)| {
+            let rest = match &mut group[..] {
+                [y, cb, cr, rest @ ..] if transform != ColourTransform::None => {
+                    inverse_shift_chunk(transform, shift, y, cb, cr);
+                    rest
+                }
+                all => all,
+            };
+            for p in rest {
+                shift_chunk(shift, p);
+            }
+            for (c, plane) in group.iter().enumerate() {
+                for (px, &v) in out.chunks_exact_mut(comps).zip(plane.iter()) {
+                    px[c] = narrow(v);
+                }
+            }
+        });
+}
+
 crate::fastest! {
     /// [`inverse_chunk`] then [`ShiftOut::apply`] of the three chunks.
     fn inverse_shift_chunk(
@@ -305,6 +353,42 @@ pub fn sample_range(bit_depth: u8, signed: bool) -> (i32, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The interleaved form of the decoder's last step writes what the
+    /// planar one leaves in the planes, pixel by pixel, over several
+    /// chunks and a partial last one, for every transform and 1..=4
+    /// components.
+    #[test]
+    fn interleaved_inverse_equals_the_planar_one() {
+        let n = 2 * CHUNK + 37;
+        for transform in [
+            ColourTransform::None,
+            ColourTransform::Rct,
+            ColourTransform::Ict,
+        ] {
+            for comps in 1..=4usize {
+                let planes: Vec<Vec<i32>> = (0..comps)
+                    .map(|c| {
+                        (0..n)
+                            .map(|i| ((i * 7919 + c * 131) % 9000) as i32 - 4500)
+                            .collect()
+                    })
+                    .collect();
+                let mut want = planes.clone();
+                inverse_shift_out(transform, &mut want, 12, false, 2);
+                let mut got = planes;
+                let mut out = vec![0u16; n * comps];
+                let how = (12, false, 2);
+                inverse_shift_out_interleaved(transform, &mut got, how, &mut out, |v| v as u16);
+                assert_eq!(got, want, "{transform:?} {comps}");
+                for (i, px) in out.chunks_exact(comps).enumerate() {
+                    for (c, &v) in px.iter().enumerate() {
+                        assert_eq!(v as i32, want[c][i], "{transform:?} {comps} at {i}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn rct_is_reversible_on_extreme_values() {

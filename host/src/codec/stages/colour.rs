@@ -62,15 +62,27 @@ pub(crate) fn inverse_interleaved(
 ) -> Result<Interleaved, CodecError> {
     let samples = match planes {
         Resident::Host(mut planes) => {
-            host_inverse(&mut planes, header);
-            let image = Image {
-                width,
-                height,
-                bit_depth: header.bit_depth,
-                signed: header.signed,
-                planes,
-            };
-            return Ok(Interleaved::from_image(&image));
+            let n = planes.first().map_or(0, Vec::len) * planes.len();
+            let mut samples = SampleBuf::zeroed(header.bit_depth, header.signed, n);
+            let (t, p) = (header.colour, &mut planes);
+            let how = (header.bit_depth, header.signed, header.fraction_bits);
+            // The samples are clamped to the bit depth's range, which the
+            // storage holds: the narrowing casts keep every value.
+            match &mut samples {
+                SampleBuf::U8(v) => {
+                    colour::inverse_shift_out_interleaved(t, p, how, v, |s| s as u8)
+                }
+                SampleBuf::U16(v) => {
+                    colour::inverse_shift_out_interleaved(t, p, how, v, |s| s as u16)
+                }
+                SampleBuf::I8(v) => {
+                    colour::inverse_shift_out_interleaved(t, p, how, v, |s| s as i8)
+                }
+                SampleBuf::I16(v) => {
+                    colour::inverse_shift_out_interleaved(t, p, how, v, |s| s as i16)
+                }
+            }
+            samples
         }
         #[cfg(feature = "gpu")]
         Resident::Device(planes) => super::device::colour_inverse_interleaved(&planes, header)
