@@ -1,10 +1,11 @@
 //! numpy arrays to codec images and back.
 //!
-//! The codec takes planar images ([`Image`]: one plane per component);
-//! numpy images are interleaved (`H x W` or `H x W x C`). The arrays are
-//! checked here, under the GIL, so that every bad argument is a
-//! `ValueError` naming what is wrong; the copy into planes runs later
-//! without the GIL ([`Pixels::into_image`]).
+//! numpy images are interleaved (`H x W` or `H x W x C`), as the codec's
+//! [`Interleaved`] images are: encode copies the array's memory as it is
+//! and decode hands the decoder's samples over. The arrays are checked
+//! here, under the GIL, so that every bad argument is a `ValueError`
+//! naming what is wrong; the copy runs later without the GIL
+//! ([`Pixels::into_interleaved`]).
 
 use numpy::ndarray::{ArrayD, IxDyn};
 use numpy::{
@@ -14,7 +15,6 @@ use numpy::{
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use wavelane::codec::{Interleaved, SampleBuf};
-use wavelane::Image;
 
 /// Largest width and height of a `.wl` image (docs/format.md).
 const MAX_DIMENSION: usize = 65535;
@@ -135,35 +135,23 @@ impl Pixels<'_> {
         }
     }
 
-    /// The planar image (runs without the GIL).
-    pub fn into_image(self) -> Image {
+    /// The image's samples as the codec takes them, interleaved at their
+    /// own width: a copy of the array's memory (runs without the GIL).
+    pub fn into_interleaved(self) -> Interleaved {
         let bit_depth = self.bit_depth();
-        let planes = match &self.samples {
-            Samples::U8(s) => planes(s, self.components),
-            Samples::U16(s) => planes(s, self.components),
+        let samples = match self.samples {
+            Samples::U8(s) => SampleBuf::U8(s.into_owned()),
+            Samples::U16(s) => SampleBuf::U16(s.into_owned()),
         };
-        Image {
+        Interleaved {
             width: self.width,
             height: self.height,
+            components: self.components,
             bit_depth,
             signed: false,
-            planes,
+            samples,
         }
     }
-}
-
-/// Splits interleaved samples into one plane per component.
-fn planes<T: Copy + Into<i32>>(samples: &[T], components: usize) -> Vec<Vec<i32>> {
-    (0..components)
-        .map(|c| {
-            samples
-                .iter()
-                .skip(c)
-                .step_by(components)
-                .map(|&v| v.into())
-                .collect()
-        })
-        .collect()
 }
 
 /// The numpy array of a decoded image (no copy: the decoder's samples

@@ -4,7 +4,7 @@
 //! the Dask helpers; docs/python.md is the user's guide.
 //!
 //! Every call checks its arguments under the GIL (a bad one is a
-//! `ValueError`), then releases the GIL for the copy into planes, the
+//! `ValueError`), then releases the GIL for the copy of the samples, the
 //! backend selection and the coding, so Python threads code in parallel.
 //! The GPU backend is the process's one shared device
 //! (`wavelane::backend::Gpu::shared`), opened by the first call that takes
@@ -126,17 +126,17 @@ fn encode_options(
 /// of the encoder's parallel regions is a push onto that thread's queue
 /// rather than a hand-over to the pool and back.
 fn encode_image(
-    image: wavelane::Image,
+    image: wavelane::Interleaved,
     options: &EncodeOptions,
     kind: BackendKind,
 ) -> PyResult<wavelane::Encoded> {
     let job = Job::Encode {
-        samples: image.samples() as u64,
+        samples: image.len() as u64,
         lossless: options.target == RateTarget::Lossless && options.layers == 1,
     };
     let backend = Backend::select_for(kind, job).map_err(lib_err)?;
     let (encoded, ()) = rayon::join(
-        || wavelane::codec::encode_owned(image, options, &backend),
+        || wavelane::codec::encode_interleaved(&image, options, &backend),
         || (),
     );
     encoded.map_err(lib_err)
@@ -151,7 +151,7 @@ fn encode_array(
 ) -> PyResult<wavelane::Encoded> {
     let borrowed = array::borrow(array)?;
     let pixels = borrowed.pixels();
-    py.detach(|| encode_image(pixels.into_image(), options, kind))
+    py.detach(|| encode_image(pixels.into_interleaved(), options, kind))
 }
 
 /// Encodes an image file (PNG, PNM or TIFF, 8 or 16 bits, 1 to 4
@@ -190,7 +190,7 @@ fn encode_file(
     let options = encode_options(lossless, bpp, psnr, layers, levels)?;
     let kind = backend_kind(backend)?;
     py.detach(|| {
-        let image = wavelane::image_io::load(&src)
+        let image = wavelane::image_io::load_interleaved(&src)
             .map_err(|e| lib_err(format!("{}: {e}", src.display())))?;
         let encoded = encode_image(image, &options, kind)?;
         wavelane::output::write_atomic(&dst, &encoded.bytes)
