@@ -8,14 +8,14 @@ use clap::Parser;
 fn main() -> ExitCode {
     default_sigpipe();
     wavelane_cli::init_logger();
-    // The main thread is one of the pool's workers instead of waiting for
-    // them: one thread fewer to start, and a parallel stage starts on this
-    // thread at once instead of after a wake-up (small images run many
-    // short stages). The pool's size still follows RAYON_NUM_THREADS. An
-    // error means a pool exists already, which is as good.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .use_current_thread()
-        .build_global();
+    // The main thread is not one of rayon's workers: encode and decode run
+    // every file through the batch pipeline (cli/src/batch/pipeline.rs),
+    // whose coder and reader threads use the pool while this thread waits
+    // on a channel for their outcomes. A pool worker blocked there takes
+    // no work, so with `use_current_thread` the pool had one worker fewer
+    // than RAYON_NUM_THREADS: half the cores on two, and a deadlock on one
+    // (cli/tests/threads_cli.rs; docs/perf/codec.md, "The CPU encoder on
+    // the AVX2 development machine").
     let cli = wavelane_cli::Cli::parse();
     match wavelane_cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,7 +18,9 @@ pub use decode::{decode, decode_with_limits};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CoreForm {
     /// [`bpc::encode_sequential`] / [`bpc::decode_phases`] (the canonical
-    /// order, the faster on CPUs; [`bpc::decode_phases`] decodes like
+    /// order, the faster on CPUs; without records the encoder reads the
+    /// bits from [`bpc::encode_sequential_planes`]' planes, and
+    /// [`bpc::decode_phases`] decodes like
     /// [`bpc::decode_sequential`], all lanes of a phase at once).
     #[default]
     Sequential,
@@ -182,8 +184,14 @@ fn encode_one(
     let enc = match (form, detail) {
         // Only the sequential form reports the symbols' order.
         (_, Detail::Cuts) => encode_observed(&block, &params, state, words, recs, &mut trace),
-        // Only the sequential form leaves the decreases out.
-        (_, Detail::PassEnds) => encode_pass_ends(&block, &params, state, planes, words, recs),
+        // Only the sequential form leaves the decreases out. Without
+        // records nothing needs them either, and the walk over the bit
+        // planes is the cheaper one (a lossless single-layer file's
+        // totals; docs/perf/codec.md, "The CPU encoder on the AVX2
+        // development machine"): same bytes.
+        (_, Detail::PassEnds) | (CoreForm::Sequential, Detail::None) => {
+            encode_pass_ends(&block, &params, state, planes, words, recs)
+        }
         (CoreForm::Sequential, _) => encode_observed(&block, &params, state, words, recs, &mut ()),
         (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }
