@@ -155,10 +155,13 @@ crate::fastest! {
     }
 }
 
+/// `min_probability` is `tables.min_probability()`, which scans every
+/// table: computed once per batch rather than per codeblock.
 fn encode_one(
     batch: &CodeblockBatch,
     i: usize,
     tables: &ProbabilityTables,
+    min_probability: u8,
     form: CoreForm,
     detail: Detail,
     scratch: &mut EncodeScratch,
@@ -171,7 +174,7 @@ fn encode_one(
     // The bound is several times the usual size: code into the thread's
     // reused buffer (no fresh zeroed pages per block) and copy out what
     // was used.
-    let bound = codeword_bound(block.width(), symbols, tables.min_probability());
+    let bound = codeword_bound(block.width(), symbols, min_probability);
     if scratch.words.len() < bound {
         scratch.words.resize(bound, 0);
     }
@@ -224,6 +227,7 @@ fn encode_blocks(
     detail: Detail,
 ) -> Result<(EncodedBatch, Details), BpcError> {
     let with_records = detail != Detail::None;
+    let min_p = tables.min_probability();
     // Small leaves: a block's cost varies tenfold with its subband, and a
     // rayon leaf, once started, runs to its end on one thread; leaves of a
     // quarter of the batch per thread left one thread coding alone at the
@@ -232,7 +236,9 @@ fn encode_blocks(
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()
         .with_max_len(ENCODE_LEAF_BLOCKS)
-        .map(|i| ENCODE_SCRATCH.with_borrow_mut(|s| encode_one(batch, i, tables, form, detail, s)))
+        .map(|i| {
+            ENCODE_SCRATCH.with_borrow_mut(|s| encode_one(batch, i, tables, min_p, form, detail, s))
+        })
         .collect();
     // The error of the first failing codeblock, whatever the thread timing.
     let blocks: Vec<Block> = blocks.into_iter().collect::<Result<_, _>>()?;
@@ -319,11 +325,12 @@ pub(crate) fn block_details(
     cuts: bool,
 ) -> Result<Vec<BlockDetails>, BpcError> {
     let detail = if cuts { Detail::Cuts } else { Detail::Records };
+    let min_p = tables.min_probability();
     which
         .par_iter()
         .map(|&i| {
             ENCODE_SCRATCH.with_borrow_mut(|s| {
-                encode_one(batch, i, tables, CoreForm::Sequential, detail, s)
+                encode_one(batch, i, tables, min_p, CoreForm::Sequential, detail, s)
                     .map(|b| (b.top, b.words, b.records, b.cuts))
             })
         })
