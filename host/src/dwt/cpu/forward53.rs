@@ -88,7 +88,7 @@ pub(super) fn columns(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
         let (low, high) = block.split_at_mut(nl * cols);
         for (k, h) in high.chunks_exact_mut(cols.max(1)).enumerate() {
             let right = if 2 * k + 2 < n { 2 * k + 2 } else { 2 * k };
-            lift_row(h, &rows[2 * k + 1], &rows[2 * k], &rows[right], predict);
+            lift_row(h, rows[2 * k + 1], rows[2 * k], rows[right], predict);
         }
         for (k, l) in low.chunks_exact_mut(cols.max(1)).enumerate() {
             let a = k.saturating_sub(1).min(nh - 1);
@@ -97,7 +97,7 @@ pub(super) fn columns(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
                 &high[a * cols..(a + 1) * cols],
                 &high[b * cols..(b + 1) * cols],
             );
-            lift_row(l, &rows[2 * k], a, b, update);
+            lift_row(l, rows[2 * k], a, b, update);
         }
     }
     for (dst, src) in rows.iter_mut().zip(block.chunks_exact(cols.max(1))) {
