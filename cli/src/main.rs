@@ -8,12 +8,14 @@ use clap::Parser;
 fn main() -> ExitCode {
     default_sigpipe();
     wavelane_cli::init_logger();
-    // The main thread is not one of rayon's workers: `encode` and `decode`
-    // code on threads of their own (cli/src/batch) while this one waits for
-    // their reports, and a waiting worker takes no jobs. As a worker, it
-    // left the pool a core short (one of two on a 2-core machine) and
-    // deadlocked a pool of one (`RAYON_NUM_THREADS=1`: the test
-    // `one_rayon_thread_codes_a_batch` in cli/tests/batch_cli.rs).
+    // The main thread is not one of rayon's workers: encode and decode run
+    // every file through the batch pipeline (cli/src/batch/pipeline.rs),
+    // whose coder and reader threads use the pool while this thread waits
+    // on a channel for their outcomes. A pool worker blocked there takes
+    // no work, so with `use_current_thread` the pool had one worker fewer
+    // than RAYON_NUM_THREADS: half the cores on two, and a deadlock on one
+    // (cli/tests/threads_cli.rs; docs/perf/codec.md, "The CPU encoder on
+    // the AVX2 development machine").
     let cli = wavelane_cli::Cli::parse();
     match wavelane_cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -201,27 +201,21 @@ impl LaneEncoders {
         let mut emitted = 0u32;
         // Branch-free over the 32 lanes so that the compiler can vectorize
         // it; lanes not visiting compute garbage (wrapping) and keep their
-        // state.
+        // state. The choices are masks on loaded values, not `if`s: LLVM
+        // turned the `if` form into a branch per lane in most of the
+        // encoder's inlined copies and left them scalar (docs/perf/codec.md,
+        // "The CPU encoder on the AVX2 development machine").
         for t in 0..LANES {
-            let active = visit & (1 << t) != 0;
-            let one = symbols & (1 << t) != 0;
-            let (low, size) = if opening & (1 << t) != 0 {
-                (0, FULL as u16)
-            } else {
-                (self.low[t], self.size[t])
-            };
+            let lane = |m: u32| ((m >> t) as u16 & 1).wrapping_neg();
+            let (active, one, open) = (lane(visit), lane(symbols), lane(opening));
+            let low = self.low[t] & !open;
+            let size = (self.size[t] & !open) | (FULL as u16 & open);
             let f = split16(size, probs[t]);
-            let (new_low, new_size) = if one {
-                (
-                    low.wrapping_add(f).wrapping_add(1),
-                    size.wrapping_sub(f).wrapping_sub(1),
-                )
-            } else {
-                (low, f)
-            };
-            self.low[t] = if active { new_low } else { low };
-            self.size[t] = if active { new_size } else { size };
-            emitted |= ((active & (new_size == 0)) as u32) << t;
+            let new_low = low.wrapping_add(f.wrapping_add(1) & one);
+            let new_size = (size.wrapping_sub(f).wrapping_sub(1) & one) | (f & !one);
+            self.low[t] = (new_low & active) | (low & !active);
+            self.size[t] = (new_size & active) | (size & !active);
+            emitted |= (((new_size == 0) as u32) & (visit >> t & 1)) << t;
         }
         self.exhausted = (self.exhausted & !visit) | emitted;
         for t in crate::bpc::state::lanes(emitted) {

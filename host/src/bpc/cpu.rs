@@ -18,7 +18,9 @@ pub use decode::{decode, decode_with_limits};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CoreForm {
     /// [`bpc::encode_sequential`] / [`bpc::decode_phases`] (the canonical
-    /// order, the faster on CPUs; [`bpc::decode_phases`] decodes like
+    /// order, the faster on CPUs; without records the encoder reads the
+    /// bits from [`bpc::encode_sequential_planes`]' planes, and
+    /// [`bpc::decode_phases`] decodes like
     /// [`bpc::decode_sequential`], all lanes of a phase at once).
     #[default]
     Sequential,
@@ -153,10 +155,13 @@ crate::fastest! {
     }
 }
 
+/// `min_probability` is `tables.min_probability()`, which scans every
+/// table: computed once per batch rather than per codeblock.
 fn encode_one(
     batch: &CodeblockBatch,
     i: usize,
     tables: &ProbabilityTables,
+    min_probability: u8,
     form: CoreForm,
     detail: Detail,
     scratch: &mut EncodeScratch,
@@ -169,7 +174,7 @@ fn encode_one(
     // The bound is several times the usual size: code into the thread's
     // reused buffer (no fresh zeroed pages per block) and copy out what
     // was used.
-    let bound = codeword_bound(block.width(), symbols, tables.min_probability());
+    let bound = codeword_bound(block.width(), symbols, min_probability);
     if scratch.words.len() < bound {
         scratch.words.resize(bound, 0);
     }
@@ -182,8 +187,14 @@ fn encode_one(
     let enc = match (form, detail) {
         // Only the sequential form reports the symbols' order.
         (_, Detail::Cuts) => encode_observed(&block, &params, state, words, recs, &mut trace),
-        // Only the sequential form leaves the decreases out.
-        (_, Detail::PassEnds) => encode_pass_ends(&block, &params, state, planes, words, recs),
+        // Only the sequential form leaves the decreases out. Without
+        // records nothing needs them either, and the walk over the bit
+        // planes is the cheaper one (a lossless single-layer file's
+        // totals; docs/perf/codec.md, "The CPU encoder on the AVX2
+        // development machine"): same bytes.
+        (_, Detail::PassEnds) | (CoreForm::Sequential, Detail::None) => {
+            encode_pass_ends(&block, &params, state, planes, words, recs)
+        }
         (CoreForm::Sequential, _) => encode_observed(&block, &params, state, words, recs, &mut ()),
         (CoreForm::Lanes, _) => bpc::encode_lanes(&block, &params, state, words, recs, 32),
     }
@@ -216,6 +227,7 @@ fn encode_blocks(
     detail: Detail,
 ) -> Result<(EncodedBatch, Details), BpcError> {
     let with_records = detail != Detail::None;
+    let min_p = tables.min_probability();
     // Small leaves: a block's cost varies tenfold with its subband, and a
     // rayon leaf, once started, runs to its end on one thread; leaves of a
     // quarter of the batch per thread left one thread coding alone at the
@@ -224,7 +236,9 @@ fn encode_blocks(
     let blocks: Vec<Result<Block, BpcError>> = (0..batch.len())
         .into_par_iter()
         .with_max_len(ENCODE_LEAF_BLOCKS)
-        .map(|i| ENCODE_SCRATCH.with_borrow_mut(|s| encode_one(batch, i, tables, form, detail, s)))
+        .map(|i| {
+            ENCODE_SCRATCH.with_borrow_mut(|s| encode_one(batch, i, tables, min_p, form, detail, s))
+        })
         .collect();
     // The error of the first failing codeblock, whatever the thread timing.
     let blocks: Vec<Block> = blocks.into_iter().collect::<Result<_, _>>()?;
@@ -311,11 +325,12 @@ pub(crate) fn block_details(
     cuts: bool,
 ) -> Result<Vec<BlockDetails>, BpcError> {
     let detail = if cuts { Detail::Cuts } else { Detail::Records };
+    let min_p = tables.min_probability();
     which
         .par_iter()
         .map(|&i| {
             ENCODE_SCRATCH.with_borrow_mut(|s| {
-                encode_one(batch, i, tables, CoreForm::Sequential, detail, s)
+                encode_one(batch, i, tables, min_p, CoreForm::Sequential, detail, s)
                     .map(|b| (b.top, b.words, b.records, b.cuts))
             })
         })

@@ -4,6 +4,7 @@
 //! inner loop runs along contiguous columns); horizontal passes run rows in
 //! parallel. Same arithmetic as [`wavelane_core::dwt`], so the same bits.
 
+mod forward53;
 mod inverse53;
 
 use rayon::prelude::*;
@@ -130,29 +131,45 @@ fn lift_rows<W: Lifting>(
 }
 
 crate::fastest! {
-    /// [`inverse53::columns`], compiled for the CPU.
-    fn columns53(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
-        inverse53::columns(rows, block)
+    /// [`forward53::columns`] or [`inverse53::columns`], compiled for the
+    /// CPU.
+    fn columns53(rows: &mut [&mut [i32]], block: &mut Vec<i32>, forward: bool) {
+        if forward {
+            forward53::columns(rows, block)
+        } else {
+            inverse53::columns(rows, block)
+        }
     }
 }
 
 crate::fastest! {
-    /// [`inverse53::row`] of every row of `rows` (`n` samples each at
-    /// `stride`), compiled for the CPU.
-    fn rows53(rows: &mut [i32], stride: usize, n: usize, line: &mut Vec<i32>, even: &mut Vec<i32>) {
+    /// [`forward53::row`] or [`inverse53::row`] of every row of `rows` (`n`
+    /// samples each at `stride`), compiled for the CPU.
+    fn rows53(
+        rows: &mut [i32],
+        stride: usize,
+        n: usize,
+        scratch: &mut (Vec<i32>, Vec<i32>),
+        forward: bool,
+    ) {
+        let (line, even) = scratch;
         line.resize(n, 0);
         for row in rows.chunks_mut(stride) {
             let row = &mut row[..n];
-            inverse53::row(row, line, even);
+            if forward {
+                forward53::row(row, line);
+            } else {
+                inverse53::row(row, line, even);
+            }
             row.copy_from_slice(line);
         }
     }
 }
 
-/// Whether the inverse 5/3 of [`inverse53`] runs for `W` (its samples are
-/// `i32` then, which the casts below rely on).
-fn direct53<W: HostWavelet>(forward: bool) -> bool {
-    !forward && W::WAVELET == Wavelet::Cdf53
+/// Whether the 5/3 of [`forward53`] and [`inverse53`] runs for `W` (its
+/// samples are `i32` then, which the casts below rely on).
+fn direct53<W: HostWavelet>() -> bool {
+    W::WAVELET == Wavelet::Cdf53
 }
 
 /// Vertical pass of the `l` region, strips of columns in parallel.
@@ -175,7 +192,7 @@ fn vertical<W: HostWavelet>(
             rest = b;
         }
     }
-    if direct53::<W>(forward) {
+    if direct53::<W>() {
         strips
             .into_par_iter()
             .for_each_init(Vec::new, |block, rows| {
@@ -183,7 +200,7 @@ fn vertical<W: HostWavelet>(
                     .into_iter()
                     .map(bytemuck::cast_slice_mut::<W::Sample, i32>)
                     .collect();
-                columns53(&mut rows, block)
+                columns53(&mut rows, block, forward)
             });
         return Ok(());
     }
@@ -194,7 +211,7 @@ fn vertical<W: HostWavelet>(
         })
 }
 
-/// Rows per task of the horizontal 5/3 inverse: enough to amortize the
+/// Rows per task of the horizontal 5/3: enough to amortize the
 /// dispatch, few enough to spread a small level over the threads.
 const ROWS_PER_TASK: usize = 8;
 
@@ -208,12 +225,12 @@ fn horizontal<W: HostWavelet>(
     if n < 2 {
         return Ok(());
     }
-    if direct53::<W>(forward) && l.height > 0 {
+    if direct53::<W>() && l.height > 0 {
         let rows = &mut data[..(l.height - 1) * l.stride + n];
         let rows = bytemuck::cast_slice_mut::<W::Sample, i32>(rows);
         rows.par_chunks_mut(l.stride * ROWS_PER_TASK).for_each_init(
             || (Vec::new(), Vec::new()),
-            |(line, even), chunk| rows53(chunk, l.stride, n, line, even),
+            |scratch, chunk| rows53(chunk, l.stride, n, scratch, forward),
         );
         return Ok(());
     }
