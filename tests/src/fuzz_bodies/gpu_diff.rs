@@ -14,7 +14,7 @@
 use wavelane::backend::Backend;
 use wavelane::bpc::{cpu, gpu as bpc_gpu, BlockDesc, CodeblockBatch};
 use wavelane::codec::file::ReadOptions;
-use wavelane::codec::{self, DecodeOptions, EncodeOptions, Image, RateTarget};
+use wavelane::codec::{self, DecodeOptions, EncodeOptions, Image, Interleaved, RateTarget};
 use wavelane::dwt::{forward_2d, inverse_2d};
 use wavelane::vle::{self, VleOptions};
 use wavelane_core::bpc::{DecodeLimits, Mode, ProbabilityTables, GROUPS};
@@ -224,6 +224,12 @@ fn wl_codec(inp: &mut Input<'_>, gpu: &Backend, damage: bool) {
     let on_cpu = codec::encode(&image, &options, &Backend::Cpu).expect("CPU encode");
     let on_gpu = codec::encode(&image, &options, gpu).expect("GPU encode");
     assert_eq!(on_gpu.bytes, on_cpu.bytes, ".wl file {options:?}");
+    let interleaved = Interleaved::from_image(&image);
+    let from_samples = codec::encode_interleaved(&interleaved, &options, gpu).expect("GPU encode");
+    assert_eq!(
+        from_samples.bytes, on_cpu.bytes,
+        "interleaved .wl file {options:?}"
+    );
     let mut file = on_cpu.bytes;
     if damage {
         let at = at % file.len();
@@ -238,6 +244,12 @@ fn wl_codec(inp: &mut Input<'_>, gpu: &Backend, damage: bool) {
     };
     let a = codec::decode(&file, &read, &Backend::Cpu);
     let b = codec::decode(&file, &read, gpu);
+    // The GPU's interleaved download: the same samples, or an error too.
+    match (&a, codec::decode_interleaved(&file, &read, gpu)) {
+        (Ok(a), Ok(c)) => assert!(c.image == Interleaved::from_image(&a.image), "interleaved"),
+        (Err(_), Err(_)) => {}
+        (a, c) => panic!("interleaved: {:?} against {:?}", a.is_ok(), c.map(|_| ())),
+    }
     match (a, b) {
         (Ok(a), Ok(b)) => {
             assert_eq!(b.image, a.image, "decoded image");
