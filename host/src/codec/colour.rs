@@ -142,17 +142,7 @@ pub fn inverse_shift_out_interleaved<T: Copy + Send>(
     if comps == 0 {
         return;
     }
-    // The k-th chunk of every plane, together.
-    let mut groups: Vec<Vec<&mut [i32]>> = Vec::new();
-    for plane in planes.iter_mut() {
-        for (k, chunk) in plane.chunks_mut(CHUNK).enumerate() {
-            match groups.get_mut(k) {
-                Some(group) => group.push(chunk),
-                None => groups.push(vec![chunk]),
-            }
-        }
-    }
-    groups
+    chunk_groups(planes.iter_mut().map(|p| p.as_mut_slice()))
         .into_par_iter()
         .zip(out.par_chunks_mut(CHUNK * comps))
         .for_each(|(mut group, out)| {
@@ -255,25 +245,48 @@ pub fn shifted_into(
         });
 }
 
-/// [`shift_in`] of component `c` of `comps`-sample pixels into `out`
-/// (one sample per pixel): the encoder's planes made from interleaved
-/// samples in the level shift's own pass.
+/// [`shift_in`] of interleaved samples (pixels of `planes.len()`
+/// samples) into one plane per component: the encoder's planes made from
+/// interleaved samples in the level shift's own pass, chunk by chunk so
+/// that each chunk of pixels is read from cache for every plane.
 pub fn shifted_from<T: Copy + Into<i32> + Sync>(
     samples: &[T],
-    (comps, c): (usize, usize),
-    out: &mut [i32],
+    planes: Vec<&mut [i32]>,
     bit_depth: u8,
     signed: bool,
     fraction_bits: u8,
 ) {
+    let comps = planes.len();
+    if comps == 0 {
+        return;
+    }
     let shift = level_shift(bit_depth, signed, fraction_bits);
-    out.par_chunks_mut(CHUNK)
+    chunk_groups(planes)
+        .into_par_iter()
         .zip(samples.par_chunks(CHUNK * comps))
-        .for_each(|(dst, src)| {
-            for (d, px) in dst.iter_mut().zip(src.chunks_exact(comps)) {
-                *d = shift(px[c].into());
+        .for_each(|(mut group, src)| {
+            for (c, plane) in group.iter_mut().enumerate() {
+                for (d, px) in plane.iter_mut().zip(src.chunks_exact(comps)) {
+                    *d = shift(px[c].into());
+                }
             }
         });
+}
+
+/// The `k`-th [`CHUNK`] of every plane together, for every `k`: the
+/// pixels of one parallel task in the passes between planes and
+/// interleaved samples.
+fn chunk_groups<'a>(planes: impl IntoIterator<Item = &'a mut [i32]>) -> Vec<Vec<&'a mut [i32]>> {
+    let mut groups: Vec<Vec<&mut [i32]>> = Vec::new();
+    for plane in planes {
+        for (k, chunk) in plane.chunks_mut(CHUNK).enumerate() {
+            match groups.get_mut(k) {
+                Some(group) => group.push(chunk),
+                None => groups.push(vec![chunk]),
+            }
+        }
+    }
+    groups
 }
 
 /// [`shift_in`] of `plane` appended to `out`: written in parallel straight
@@ -386,6 +399,35 @@ mod tests {
                         assert_eq!(v as i32, want[c][i], "{transform:?} {comps} at {i}");
                     }
                 }
+            }
+        }
+    }
+
+    /// Interleaved samples shifted into planes give what each plane's own
+    /// samples shifted give, over several chunks and a partial last one.
+    #[test]
+    fn shifted_from_interleaved_equals_each_plane_shifted() {
+        let n = 2 * CHUNK + 5;
+        for comps in 1..=4usize {
+            let samples: Vec<u16> = (0..n * comps).map(|i| (i * 40503 % 4096) as u16).collect();
+            let mut planes = vec![vec![0i32; n]; comps];
+            shifted_from(
+                &samples,
+                planes.iter_mut().map(|p| p.as_mut_slice()).collect(),
+                12,
+                false,
+                3,
+            );
+            for (c, plane) in planes.iter().enumerate() {
+                let own: Vec<i32> = samples
+                    .iter()
+                    .skip(c)
+                    .step_by(comps)
+                    .map(|&v| v as i32)
+                    .collect();
+                let mut want = vec![0; n];
+                shifted_into(&own, &mut want, 12, false, 3);
+                assert_eq!(plane, &want, "{comps} components, plane {c}");
             }
         }
     }

@@ -96,7 +96,7 @@ impl SampleBuf {
 
     /// Two-byte samples written little-endian (as the GPU writes them)
     /// put into the host's order; nothing to do on a little-endian host.
-    pub(crate) fn from_little_endian(&mut self) {
+    pub(crate) fn little_endian_to_host(&mut self) {
         if cfg!(target_endian = "big") {
             match self {
                 SampleBuf::U16(v) => v.iter_mut().for_each(|s| *s = u16::from_le(*s)),

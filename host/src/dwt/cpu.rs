@@ -277,3 +277,26 @@ fn z_pass<W: HostWavelet>(
             lift_rows::<W>(&mut rows, block, forward)
         })
 }
+
+/// Lines the 5/3 row and column tests of `forward53` and `inverse53`
+/// transform.
+#[cfg(test)]
+mod test_lines {
+    /// Samples a 16-bit image's transform can hold, and the extremes where
+    /// the sums wrap (the core form wraps the same way).
+    pub fn samples(n: usize, seed: u64) -> Vec<i32> {
+        let mut state = seed | 1;
+        (0..n)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                match i % 11 {
+                    3 => i32::MAX,
+                    7 => i32::MIN,
+                    _ => (state >> 40) as i32 - (1 << 23),
+                }
+            })
+            .collect()
+    }
+}

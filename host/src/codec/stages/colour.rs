@@ -122,14 +122,12 @@ fn shifted_samples(image: Input<'_>, header: &Header) -> Planes<i32> {
         Input::Planes(image) => image,
         Input::Interleaved(image) => {
             let mut samples = Planes::new(vec![0i32; len * comps], len);
-            for (c, dst) in samples.planes_mut().enumerate() {
-                let at = (comps, c);
-                match &image.samples {
-                    SampleBuf::U8(v) => colour::shifted_from(v, at, dst, depth, signed, fraction),
-                    SampleBuf::U16(v) => colour::shifted_from(v, at, dst, depth, signed, fraction),
-                    SampleBuf::I8(v) => colour::shifted_from(v, at, dst, depth, signed, fraction),
-                    SampleBuf::I16(v) => colour::shifted_from(v, at, dst, depth, signed, fraction),
-                }
+            let dst: Vec<&mut [i32]> = samples.planes_mut().collect();
+            match &image.samples {
+                SampleBuf::U8(v) => colour::shifted_from(v, dst, depth, signed, fraction),
+                SampleBuf::U16(v) => colour::shifted_from(v, dst, depth, signed, fraction),
+                SampleBuf::I8(v) => colour::shifted_from(v, dst, depth, signed, fraction),
+                SampleBuf::I16(v) => colour::shifted_from(v, dst, depth, signed, fraction),
             }
             return samples;
         }

@@ -503,7 +503,7 @@ pub(crate) fn colour_inverse_interleaved(
         let n = chunk.len().min(bytes.len() - at);
         par_copy(&mut bytes[at..at + n], &chunk[..n]);
     })?;
-    out.from_little_endian();
+    out.little_endian_to_host();
     Ok(out)
 }
 

@@ -107,25 +107,8 @@ pub(super) fn columns(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_lines::samples;
     use wavelane_core::dwt::{mallat_index, Cdf53, Lifting};
-
-    /// Samples a 16-bit image's transform can hold, and the extremes where
-    /// the sums wrap (the core form wraps the same way).
-    fn samples(n: usize, seed: u64) -> Vec<i32> {
-        let mut state = seed | 1;
-        (0..n)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                match i % 11 {
-                    3 => i32::MAX,
-                    7 => i32::MIN,
-                    _ => (state >> 40) as i32 - (1 << 23),
-                }
-            })
-            .collect()
-    }
 
     /// What the core form gives: the line lifted in place, then put in
     /// Mallat order.
