@@ -15,7 +15,7 @@ use super::error::CodecError;
 use super::image::{sample_range_of, Image, Shape};
 
 /// Samples at their own width, in one of four storage types chosen by
-/// the bit depth and signedness ([`SampleBuf::storage_for`]).
+/// the bit depth and signedness ([`SampleBuf::zeroed`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SampleBuf {
     /// Unsigned, 1 to 8 bits.
@@ -96,6 +96,7 @@ impl SampleBuf {
 
     /// Two-byte samples written little-endian (as the GPU writes them)
     /// put into the host's order; nothing to do on a little-endian host.
+    #[cfg(feature = "gpu")]
     pub(crate) fn little_endian_to_host(&mut self) {
         if cfg!(target_endian = "big") {
             match self {
