@@ -8,6 +8,11 @@
 //! RGBA are supported. Images of 9 to 16 bits are written in 16-bit
 //! containers and images of 1 to 8 bits in 8-bit ones, samples unscaled;
 //! PGM/PPM record the true maxval.
+//!
+//! Two forms of each: [`load`] / [`save`] for an [`Image`] (planes), and
+//! [`load_interleaved`] / [`save_interleaved`] for an
+//! [`crate::codec::Interleaved`] image, whose samples stay as the file
+//! holds them (what `wavelane encode` and `decode` use).
 
 mod interleaved;
 mod pnm;

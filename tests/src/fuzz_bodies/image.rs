@@ -1,8 +1,9 @@
-//! Image file input: the PGM/PPM reader (`wavelane::image_io`), which takes
-//! whatever file a user passes to `wavelane encode`.
+//! Image file input: the PGM/PPM readers (`wavelane::image_io`, planar
+//! and interleaved), which take whatever file a user passes to `wavelane
+//! encode`.
 
-use wavelane::codec::Image;
-use wavelane::image_io::{decode_bytes, encode_bytes, FileFormat};
+use wavelane::codec::{Image, Interleaved};
+use wavelane::image_io::{decode_bytes, decode_interleaved_bytes, encode_bytes, FileFormat};
 
 /// `image_pnm`: any bytes starting like a PGM/PPM file either fail with an
 /// error or give a whole image whose samples fit its bit depth, and that
@@ -11,7 +12,15 @@ pub fn image_pnm(data: &[u8]) {
     if !matches!(data, [b'P', b'2' | b'3' | b'5' | b'6', ..]) {
         return;
     }
-    let Ok(image) = decode_bytes(data) else {
+    // The interleaved reader (`wavelane encode`'s) agrees with the planar
+    // one: the same image, or the same error.
+    let planar = decode_bytes(data);
+    match (&planar, decode_interleaved_bytes(data)) {
+        (Ok(p), Ok(i)) => assert!(i == Interleaved::from_image(p), "interleaved read"),
+        (Err(p), Err(i)) => assert_eq!(p.to_string(), i.to_string()),
+        (p, i) => panic!("readers disagree: {:?} / {:?}", p.is_ok(), i.is_ok()),
+    }
+    let Ok(image) = planar else {
         return;
     };
     assert!(

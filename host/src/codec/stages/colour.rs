@@ -54,7 +54,8 @@ pub(crate) fn inverse(
 
 /// The decoder's inverse colour transform, level shift and clamp, the
 /// samples interleaved at their own width: on the device they come down
-/// that way; on the host the planes are interleaved after the stage.
+/// that way; on the host each chunk of pixels is interleaved in the
+/// stage's own pass.
 pub(crate) fn inverse_interleaved(
     planes: Resident<Vec<Vec<i32>>>,
     header: &Header,
