@@ -299,4 +299,27 @@ mod test_lines {
             })
             .collect()
     }
+
+    /// Asserts that `columns` (lifting the columns of the rows it is given,
+    /// with a scratch block) gives every column what `line` gives it alone,
+    /// at every height and several widths.
+    pub fn columns_equal_lines(
+        columns: impl Fn(&mut [&mut [i32]], &mut Vec<i32>),
+        line: impl Fn(&[i32]) -> Vec<i32>,
+    ) {
+        let mut block = Vec::new();
+        for n in 2..40 {
+            for cols in [1usize, 5, 64] {
+                let data = samples(n * cols, n as u64 * 7 + cols as u64);
+                let mut got = data.clone();
+                let mut rows: Vec<&mut [i32]> = got.chunks_exact_mut(cols).collect();
+                columns(&mut rows, &mut block);
+                for c in 0..cols {
+                    let column: Vec<i32> = (0..n).map(|i| data[i * cols + c]).collect();
+                    let have: Vec<i32> = (0..n).map(|i| got[i * cols + c]).collect();
+                    assert_eq!(have, line(&column), "n = {n}, cols {cols}, column {c}");
+                }
+            }
+        }
+    }
 }

@@ -107,7 +107,7 @@ pub(super) fn columns(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_lines::samples;
+    use super::super::test_lines::{columns_equal_lines, samples};
     use wavelane_core::dwt::{mallat_index, Cdf53, Lifting};
 
     /// What the core form gives: the line lifted in place, then put in
@@ -137,20 +137,6 @@ mod tests {
 
     #[test]
     fn columns_equal_the_core_lifting_at_every_height() {
-        let mut block = Vec::new();
-        for n in 2..40 {
-            for cols in [1usize, 5, 64] {
-                let data = samples(n * cols, n as u64 * 7 + cols as u64);
-                let mut got = data.clone();
-                let mut rows: Vec<&mut [i32]> = got.chunks_exact_mut(cols).collect();
-                super::columns(&mut rows, &mut block);
-                for c in 0..cols {
-                    let column: Vec<i32> = (0..n).map(|i| data[i * cols + c]).collect();
-                    let want = core_forward(&column);
-                    let have: Vec<i32> = (0..n).map(|i| got[i * cols + c]).collect();
-                    assert_eq!(have, want, "n = {n}, cols {cols}, column {c}");
-                }
-            }
-        }
+        columns_equal_lines(super::columns, core_forward);
     }
 }
