@@ -7,6 +7,16 @@
 mod forward53;
 mod inverse53;
 
+/// `dst[c] = f(x[c], a[c], b[c])` over a row of columns: one lifting step
+/// of the 5/3 column passes (`forward53`, `inverse53`), inlined into their
+/// `fastest!` copies.
+#[inline(always)]
+fn lift_row(dst: &mut [i32], x: &[i32], a: &[i32], b: &[i32], f: impl Fn(i32, i32, i32) -> i32) {
+    for (((d, &x), &a), &b) in dst.iter_mut().zip(x).zip(a).zip(b) {
+        *d = f(x, a, b);
+    }
+}
+
 use rayon::prelude::*;
 use wavelane_core::dwt::volume::{
     axes_at, check_levels, level_region_reduced, reduction_is_held, region_at, total_levels,

@@ -17,6 +17,8 @@
 //!
 //! [`Cdf53::forward_lines`]: wavelane_core::dwt::Lifting::forward_lines
 
+use super::lift_row;
+
 #[inline(always)]
 fn predict(odd: i32, a: i32, b: i32) -> i32 {
     odd.wrapping_sub(a.wrapping_add(b) >> 1)
@@ -61,14 +63,6 @@ pub(super) fn row(src: &[i32], out: &mut [i32]) {
     }
     if nl > nh {
         low[nh] = update(src[2 * nh], high[nh - 1], high[nh - 1]);
-    }
-}
-
-/// `dst[c] = f(x[c], a[c], b[c])` over a row of columns.
-#[inline(always)]
-fn lift_row(dst: &mut [i32], x: &[i32], a: &[i32], b: &[i32], f: impl Fn(i32, i32, i32) -> i32) {
-    for (((d, &x), &a), &b) in dst.iter_mut().zip(x).zip(a).zip(b) {
-        *d = f(x, a, b);
     }
 }
 

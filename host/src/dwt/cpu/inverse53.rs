@@ -14,6 +14,8 @@
 //!
 //! [`Cdf53::inverse_lines`]: wavelane_core::dwt::Lifting::inverse_lines
 
+use super::lift_row;
+
 #[inline(always)]
 fn undo_update(low: i32, a: i32, b: i32) -> i32 {
     low.wrapping_sub(a.wrapping_add(b).wrapping_add(2) >> 2)
@@ -57,14 +59,6 @@ pub(super) fn row(src: &[i32], out: &mut [i32], even: &mut Vec<i32>) {
     }
 }
 
-/// `dst[c] = undo_update(low[c], a[c], b[c])` over a row of columns.
-#[inline(always)]
-fn update_rows(dst: &mut [i32], low: &[i32], a: &[i32], b: &[i32]) {
-    for (((d, &l), &a), &b) in dst.iter_mut().zip(low).zip(a).zip(b) {
-        *d = undo_update(l, a, b);
-    }
-}
-
 /// The columns of `rows` (`n >= 2` rows of `cols` samples, Mallat order:
 /// the `ceil(n/2)` low rows first) inverse-lifted: `block` gets them in
 /// natural order (row `i` at `i * cols`), then they are copied back.
@@ -82,7 +76,13 @@ pub(super) fn columns(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
         for k in 0..nl {
             let a = &high[k.saturating_sub(1).min(nh - 1)];
             let b = &high[k.min(nh - 1)];
-            update_rows(&mut block[2 * k * cols..(2 * k + 1) * cols], low[k], a, b);
+            lift_row(
+                &mut block[2 * k * cols..(2 * k + 1) * cols],
+                low[k],
+                a,
+                b,
+                undo_update,
+            );
         }
         for k in 0..nh {
             let right = if k + 1 < nl { 2 * k + 2 } else { 2 * k };
