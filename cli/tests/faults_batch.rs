@@ -4,8 +4,9 @@
 
 mod common;
 
+use std::io::Write;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::faults::{encode_layered, names, ppm, temporaries};
 use common::{fails, ok, s, wavelane, Scratch};
@@ -62,104 +63,109 @@ fn a_missing_input_does_not_stop_the_batch() {
 fn an_input_truncated_while_the_batch_runs() {
     let dir = Scratch::new("faults-batch", "cut");
     let first = dir.file("first.ppm", &ppm(64, 48));
-    let slow = dir.file("slow.ppm", &ppm(1536, 1024));
-    // Batches read ahead of the coder (cli/src/batch/pipeline.rs): with
-    // one coder, at most the queue's one input and one per reader thread
-    // (two) beyond the one being coded. Three small inputs after the slow
-    // one keep the cut ones unread until the slow encode has finished,
-    // unless the small ones overtake the slow one while its reader is
-    // still reading it (two readers): then the batch reads `last` before
-    // the cut, whole, and codes it whole (which is checked too), and the
-    // run is repeated until the cut lands.
-    let ahead: Vec<_> = (1..=3)
-        .map(|k| dir.file(&format!("f{k}.ppm"), &ppm(24, 16)))
-        .collect();
+    // The batch reads its inputs on two reader threads that take the next
+    // index in turn (cli/src/batch/pipeline.rs). Inputs 1 and 2 are named
+    // pipes: once both readers wait in them, nothing after them has been
+    // read, so the cut and the deletion land before the batch reads
+    // `last` and `vanish`, on every run, whatever the machine's speed.
+    let gates = ["gate1.ppm", "gate2.ppm"].map(|name| dir.path(name));
+    for gate in &gates {
+        let made = Command::new("mkfifo").arg(gate).status().unwrap();
+        assert!(made.success(), "mkfifo {}", gate.display());
+    }
+    let gate_images = [ppm(40, 30), ppm(30, 40)];
     let last_image = ppm(96, 64);
-    let last = dir.path("last.ppm");
-    let vanish = dir.path("vanish.ppm");
+    let last = dir.file("last.ppm", &last_image);
+    let vanish = dir.file("vanish.ppm", &ppm(32, 32));
     let out = dir.path("out");
-    let whole = dir.path("whole.wl");
-    let mut attempts = 0;
-    let (run, bytes) = loop {
-        attempts += 1;
-        let _ = std::fs::remove_dir_all(&out);
-        std::fs::write(&last, &last_image).unwrap();
-        std::fs::write(&vanish, ppm(32, 32)).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_wavelane"))
-            .args([
-                "encode",
-                s(&first),
-                s(&slow),
-                s(&ahead[0]),
-                s(&ahead[1]),
-                s(&ahead[2]),
-                s(&last),
-                s(&vanish),
-                "-o",
-                s(&out),
-                "--lossless",
-                "--backend",
-                "cpu",
-            ])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Once the first output exists the batch is on the slow input: cut
-        // one of the later ones and delete the other then.
-        let start = Instant::now();
-        while !out.join("first.wl").exists() {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "first output never came"
-            );
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let bytes = std::fs::read(&last).unwrap();
-        std::fs::write(&last, &bytes[..bytes.len() / 2]).unwrap();
-        std::fs::remove_file(&vanish).unwrap();
-        let run = child.wait_with_output().unwrap();
-        if !out.join("last.wl").exists() {
-            break (run, bytes);
-        }
-        // Read before the cut: it must be the whole image's file.
-        std::fs::write(&last, &last_image).unwrap();
-        ok(&[
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wavelane"))
+        .args([
             "encode",
+            s(&first),
+            s(&gates[0]),
+            s(&gates[1]),
             s(&last),
+            s(&vanish),
             "-o",
-            s(&whole),
+            s(&out),
             "--lossless",
             "--backend",
             "cpu",
-        ]);
-        assert!(
-            std::fs::read(out.join("last.wl")).unwrap() == std::fs::read(&whole).unwrap(),
-            "an input read before its cut was coded from part of it"
-        );
-        assert!(attempts < 5, "the cut never landed before the read");
-    };
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Opening a pipe to write returns once a reader has opened it.
+    let (opened, open) = std::sync::mpsc::channel();
+    for gate in gates.clone() {
+        let opened = opened.clone();
+        std::thread::spawn(move || opened.send(std::fs::File::create(gate)));
+    }
+    let mut writers = Vec::new();
+    for _ in &gates {
+        match open.recv_timeout(Duration::from_secs(60)) {
+            Ok(writer) => writers.push(writer.unwrap()),
+            Err(_) => {
+                let _ = child.kill();
+                panic!("the batch never opened both pipes: more than two readers, or none");
+            }
+        }
+    }
+    let bytes = std::fs::read(&last).unwrap();
+    std::fs::write(&last, &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::remove_file(&vanish).unwrap();
+    // Which reader holds which pipe is not known: each pipe gets the image
+    // that is then checked against its own output.
+    for (writer, image) in writers.iter_mut().zip(&gate_images) {
+        writer.write_all(image).unwrap();
+    }
+    drop(writers);
+    let run = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(3), "{err}");
     assert!(
         err.contains("last.ppm") && err.contains("vanish.ppm"),
         "{err}"
     );
-    assert!(err.contains("2 of 7 files failed"), "{err}");
-    assert_eq!(
-        names(&out),
-        ["f1.wl", "f2.wl", "f3.wl", "first.wl", "slow.wl"]
-    );
+    assert!(err.contains("2 of 5 files failed"), "{err}");
+    assert_eq!(names(&out), ["first.wl", "gate1.wl", "gate2.wl"]);
+    // The pipes' outputs are whole images' files (one of the two, each).
+    let mut piped: Vec<_> = ["gate1.wl", "gate2.wl"]
+        .map(|name| std::fs::read(out.join(name)).unwrap())
+        .into();
+    let mut whole: Vec<_> = gate_images
+        .iter()
+        .enumerate()
+        .map(|(k, image)| {
+            let input = dir.file(&format!("whole{k}.ppm"), image);
+            let wl = dir.path(&format!("whole{k}.wl"));
+            ok(&[
+                "encode",
+                s(&input),
+                "-o",
+                s(&wl),
+                "--lossless",
+                "--backend",
+                "cpu",
+            ]);
+            std::fs::read(wl).unwrap()
+        })
+        .collect();
+    piped.sort();
+    whole.sort();
+    assert!(piped == whole, "a piped input was coded from part of it");
     // Resume: --skip-existing encodes only what is missing or bad.
     std::fs::write(&last, &bytes).unwrap();
-    let slow_wl = std::fs::read(out.join("slow.wl")).unwrap();
-    let mut damaged = slow_wl.clone();
+    let gate = dir.file("gate.ppm", &gate_images[0]);
+    std::fs::copy(out.join("gate1.wl"), out.join("gate.wl")).unwrap();
+    let mut damaged = std::fs::read(out.join("gate.wl")).unwrap();
     *damaged.last_mut().unwrap() ^= 1;
     std::fs::write(out.join("first.wl"), &damaged[..100]).unwrap();
     let text = ok(&[
         "encode",
         s(&first),
-        s(&slow),
+        s(&gate),
         s(&last),
         "-o",
         s(&out),
@@ -173,7 +179,7 @@ fn an_input_truncated_while_the_batch_runs() {
         "{text}"
     );
     assert!(
-        !text.contains("slow.ppm ->"),
+        !text.contains("gate.ppm ->"),
         "a complete output was redone: {text}"
     );
     ok(&["verify", s(&out.join("first.wl")), s(&out.join("last.wl"))]);
