@@ -124,3 +124,48 @@ fn gpu_counts_are_exact_for_a_dwt_round_trip() {
         }
     );
 }
+
+/// Device-local buffers are made once and handed out again
+/// (`host/src/backend/gpu/recycle.rs`): a freed buffer serves the next
+/// request of a size it holds, at the requested length, and one that is
+/// still held (by the caller or by a dispatch list waiting to run) never
+/// does. A device of its own, so that no other test takes the buffers.
+#[test]
+fn gpu_buffers_are_reused_once_free_and_never_while_held() {
+    use std::sync::Arc;
+    let _shared = gpu(); // fails loudly without a device
+    let (_, picked) = Gpu::list().expect("devices");
+    let own = Gpu::open(picked).expect("a device of the test's own");
+    let a = own.uninit::<u32>(1000).expect("buffer");
+    // The buffer's identity (its address, stable while the device keeps
+    // it), without holding it.
+    let a_id = Arc::as_ptr(a.buffer()) as usize;
+    let held = own.uninit::<u32>(1000).expect("buffer");
+    assert_ne!(
+        Arc::as_ptr(held.buffer()) as usize,
+        a_id,
+        "a held buffer was handed out"
+    );
+    let in_list =
+        wavelane::backend::gpu::Dispatch::new(&wavelane::shaders::SCAN, [1, 1, 1]).buffer(&a);
+    drop(a);
+    let other = own.uninit::<u8>(3000).expect("buffer");
+    assert_ne!(
+        Arc::as_ptr(other.buffer()) as usize,
+        a_id,
+        "a buffer bound in a dispatch list was handed out"
+    );
+    drop(in_list);
+    let again = own.uninit::<u8>(3000).expect("buffer");
+    assert_eq!(
+        Arc::as_ptr(again.buffer()) as usize,
+        a_id,
+        "a free buffer was not reused"
+    );
+    assert_eq!(again.len(), 3000, "the requested length");
+    // What is written through a later holder is what it reads back.
+    let data: Vec<u8> = (0..3000u32).map(|i| (i * 7) as u8).collect();
+    let up = own.upload(&data).expect("upload");
+    assert_eq!(own.download(&up).expect("download"), data);
+    drop((held, other, again));
+}

@@ -169,7 +169,11 @@ pub fn write_file(
     // its own slice (taken in the order of their offsets; a block's
     // codewords in layer `l` start after those of its earlier layers).
     let data_at = out.len();
-    out.resize(data_at + data_len, 0);
+    // Zeroed on all cores: the data is most of the file, in fresh pages
+    // that a single-threaded `resize` would fault in and clear one by
+    // one (a lossless 8K file: 15 MB; docs/perf/codec.md, "Host work
+    // between the kernels").
+    out.par_extend(rayon::iter::repeat_n(0u8, data_len));
     let mut order: Vec<(u64, usize)> = offsets.iter().copied().zip(0..).collect();
     order.sort_unstable();
     let mut parts = Vec::with_capacity(order.len());

@@ -12,9 +12,13 @@ use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Sub
 use vulkano::command_buffer::{
     AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo, PrimaryAutoCommandBuffer,
 };
-use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use vulkano::memory::allocator::{AllocationCreateInfo, DeviceLayout, MemoryTypeFilter};
 
 use super::{error_chain, Gpu, GpuError};
+
+/// The alignment of every device-local buffer: that of the widest element
+/// a shader reads (`uvec4`).
+const ELEMENT_ALIGNMENT: u64 = 16;
 
 fn storage_usage() -> BufferUsage {
     BufferUsage::STORAGE_BUFFER | BufferUsage::TRANSFER_SRC | BufferUsage::TRANSFER_DST
@@ -28,11 +32,21 @@ impl Gpu {
         }
     }
 
-    /// A device-local buffer of `len` (at least 1) elements, contents undefined.
+    /// A device-local buffer of `len` (at least 1) elements, contents
+    /// undefined: one an earlier call made and nothing holds any more
+    /// (super::recycle), or a new one.
     pub fn uninit<T: BufferContents>(&self, len: u64) -> Result<Subbuffer<[T]>, GpuError> {
         let len = len.max(1);
         let bytes = len * size_of::<T>() as u64;
-        Buffer::new_slice::<T>(
+        let mut kept = self.recycled.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(buffer) = kept.take(bytes) {
+            return Ok(buffer.reinterpret::<[T]>());
+        }
+        // Aligned for any element type, so that a buffer made for one type
+        // can serve a later request for another.
+        let layout = DeviceLayout::from_size_alignment(bytes, ELEMENT_ALIGNMENT)
+            .ok_or_else(|| GpuError::Limit(format!("a buffer of {bytes} bytes")))?;
+        let buffer = Buffer::new(
             self.memory.clone(),
             BufferCreateInfo {
                 usage: storage_usage(),
@@ -42,9 +56,12 @@ impl Gpu {
                 memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
                 ..Default::default()
             },
-            len,
+            layout,
         )
-        .map_err(|e| Self::alloc_err(bytes, e))
+        .map_err(|e| Self::alloc_err(bytes, e))?;
+        let buffer = Subbuffer::new(buffer);
+        kept.keep(&buffer);
+        Ok(buffer.reinterpret::<[T]>())
     }
 
     /// A device-local buffer of `len` (at least 1) zeroed elements.

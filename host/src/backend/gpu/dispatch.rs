@@ -28,6 +28,8 @@ pub struct Dispatch {
     buffers: Vec<Subbuffer<[u8]>>,
     push: Vec<u32>,
     groups: [u32; 3],
+    /// Buffers filled with zeros just before the dispatch.
+    zeroing: Vec<Subbuffer<[u32]>>,
 }
 
 impl Dispatch {
@@ -39,6 +41,7 @@ impl Dispatch {
             buffers: Vec::new(),
             push: Vec::new(),
             groups,
+            zeroing: Vec::new(),
         }
     }
 
@@ -55,6 +58,16 @@ impl Dispatch {
     /// Binds the next storage buffer (binding = number of buffers bound so far).
     pub fn buffer<T: BufferContents>(mut self, buf: &Subbuffer<[T]>) -> Self {
         self.buffers.push(buf.as_bytes().clone());
+        self
+    }
+
+    /// Fills `buf` with zeros in the same command buffer, just before the
+    /// dispatch: what [`Gpu::zeroed`] does with a submission of its own,
+    /// which costs a round trip to the device per buffer. Its size must
+    /// be a multiple of 4 bytes.
+    pub fn zeroing<T: BufferContents>(mut self, buf: &Subbuffer<[T]>) -> Self {
+        self.zeroing
+            .push(buf.as_bytes().clone().reinterpret::<[u32]>());
         self
     }
 
@@ -201,6 +214,9 @@ impl Gpu {
     ) -> Result<(), GpuError> {
         let cmd = |e: Box<vulkano::ValidationError>| GpuError::Command(error_chain(&*e));
         let layout = pipeline.layout().clone();
+        for buf in &d.zeroing {
+            b.fill_buffer(buf.clone(), 0).map_err(cmd)?;
+        }
         b.bind_pipeline_compute(pipeline.clone()).map_err(cmd)?;
         if !d.buffers.is_empty() {
             let set_layout = layout.set_layouts().first().cloned().ok_or_else(|| {

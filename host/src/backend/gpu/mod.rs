@@ -8,6 +8,7 @@
 mod buffers;
 mod device;
 mod dispatch;
+mod recycle;
 internal! {
     pub mod fault;
 }
@@ -119,6 +120,8 @@ pub struct Gpu {
     warm: warm::ClockWarmUp,
     /// Staging chunks reused by every upload and download.
     staging: transfer::StagingPool,
+    /// Device-local buffers reused by later calls ([`recycle`]).
+    recycled: Mutex<recycle::Recycler>,
     /// Bytes moved and dispatches run ([`Gpu::counts`]).
     counters: transfer::Counters,
     /// Keeps the validation messenger alive while the device is.
@@ -128,6 +131,25 @@ pub struct Gpu {
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gpu").field("info", &self.info).finish()
+    }
+}
+
+/// Bytes of device-local buffers a device keeps for reuse: a quarter of
+/// its largest device-local heap, enough for every buffer of an 8K
+/// frame's encode several times over on a discrete card; on a CPU device
+/// (lavapipe, whose "device" memory is the host's) at most 512 MiB.
+fn recycle_limit(physical: &vulkano::device::physical::PhysicalDevice) -> u64 {
+    use vulkano::device::physical::PhysicalDeviceType;
+    use vulkano::memory::MemoryHeapFlags;
+    let heaps = &physical.memory_properties().memory_heaps;
+    let largest = (heaps.iter())
+        .filter(|h| h.flags.intersects(MemoryHeapFlags::DEVICE_LOCAL))
+        .map(|h| h.size)
+        .max()
+        .unwrap_or(0);
+    match physical.properties().device_type {
+        PhysicalDeviceType::Cpu => (largest / 8).min(512 << 20),
+        _ => largest / 4,
     }
 }
 
@@ -156,6 +178,7 @@ impl Gpu {
         let (index, physical, family) = device::pick(candidates, selector)?;
         let (device, queue, features) = device::create_device(&physical, family)?;
         let info = device::describe(index, &physical, &features);
+        let recycled = Mutex::new(recycle::Recycler::new(recycle_limit(&physical)));
         // SAFETY: no initial data is passed, so there is nothing the driver
         // could misinterpret; the cache starts empty.
         let pipeline_cache =
@@ -178,6 +201,7 @@ impl Gpu {
             info,
             warm: Default::default(),
             staging: Default::default(),
+            recycled,
             counters: Default::default(),
             _messenger: messenger,
         }))

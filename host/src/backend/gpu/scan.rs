@@ -22,11 +22,12 @@ pub struct ScanScratch {
 }
 
 impl Gpu {
-    /// Allocates the scratch for scanning `n` values.
+    /// Allocates the scratch for scanning `n` values (left as it is: the
+    /// scan writes every total and the result before it reads them).
     pub fn scan_scratch(&self, n: u32) -> Result<ScanScratch, GpuError> {
         Ok(ScanScratch {
-            totals: self.zeroed::<u32>(n.div_ceil(SCAN_WORKGROUP_SIZE).max(1) as u64)?,
-            result: self.zeroed::<u32>(1)?,
+            totals: self.uninit::<u32>(n.div_ceil(SCAN_WORKGROUP_SIZE).max(1) as u64)?,
+            result: self.uninit::<u32>(1)?,
         })
     }
 

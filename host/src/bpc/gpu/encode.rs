@@ -157,7 +157,7 @@ pub(crate) fn encode_keeping(
 
     // Submission 2: encode, scan the counts, pack.
     let scratch = gpu.uninit::<u16>(capacity.max(2))?;
-    let counts = gpu.zeroed::<u32>(n as u64)?;
+    let counts = gpu.uninit::<u32>(n as u64)?;
     let packed = gpu.uninit::<u16>(capacity.max(2))?;
     let scan2 = gpu.scan_scratch(n as u32)?;
     let shader = if asked == RecordsAsked::No {
@@ -175,7 +175,8 @@ pub(crate) fn encode_keeping(
         .buffer(&scratch)
         .buffer(&counts)
         .buffer(&status)
-        .buffer(&order);
+        .buffer(&order)
+        .zeroing(&counts);
     // The records build's buffers: the records, and the cut decreases by
     // scratch slot (one word when not asked for: the shader bounds its
     // stores by the buffer's length).
@@ -183,11 +184,12 @@ pub(crate) fn encode_keeping(
     let mut cut_scratch = None;
     let mut starts_buffer = None;
     if asked != RecordsAsked::No {
-        let records = gpu.zeroed::<u32>(4 * record_count.max(1))?;
+        let records = gpu.uninit::<u32>(4 * record_count.max(1))?;
         let cut_slots = if with_cuts { capacity.max(1) } else { 1 };
         let scratch_cuts = gpu.uninit::<i64>(cut_slots)?;
         let starts = gpu.upload(&record_starts)?;
         encode = encode
+            .zeroing(&records)
             .buffer(&records)
             .buffer(&scratch_cuts)
             .buffer(&starts);
@@ -362,7 +364,7 @@ fn candidate_dispatches(
     let positions = capacity.max(1);
     let packed_cuts = gpu.uninit::<i64>(positions)?;
     let stack = gpu.uninit::<u32>(positions)?;
-    let flags = gpu.zeroed::<u32>(positions)?;
+    let flags = gpu.uninit::<u32>(positions)?;
     let scan = gpu.scan_scratch(positions as u32)?;
     let cuts = DeviceCuts {
         starts: gpu.uninit::<u32>(n as u64)?,
@@ -390,6 +392,7 @@ fn candidate_dispatches(
         .buffer(&packed_cuts)
         .buffer(&stack)
         .buffer(&flags)
+        .zeroing(&flags)
         .push(&params),
     ];
     run.extend(gpu.scan_dispatches(&flags, positions as u32, &scan)?);
@@ -469,15 +472,16 @@ pub(super) struct Measured {
 }
 
 impl Measured {
-    /// The buffers for `n` codeblocks, zeroed.
+    /// The buffers for `n` codeblocks, zeroed by the measure dispatch
+    /// ([`Measured::dispatches`]).
     pub fn new(gpu: &Gpu, n: usize) -> Result<Self, BpcError> {
         Ok(Measured {
-            tops: gpu.zeroed::<u32>(n as u64)?,
-            caps: gpu.zeroed::<u32>(n as u64)?,
-            scratch_offsets: gpu.zeroed::<u32>(n as u64)?,
-            status: gpu.zeroed::<u32>(n as u64)?,
-            order_buckets: gpu.zeroed::<u32>(2 * ORDER_BUCKETS)?,
-            order: gpu.zeroed::<u32>(n as u64)?,
+            tops: gpu.uninit::<u32>(n as u64)?,
+            caps: gpu.uninit::<u32>(n as u64)?,
+            scratch_offsets: gpu.uninit::<u32>(n as u64)?,
+            status: gpu.uninit::<u32>(n as u64)?,
+            order_buckets: gpu.uninit::<u32>(2 * ORDER_BUCKETS)?,
+            order: gpu.uninit::<u32>(n as u64)?,
             n,
         })
     }
@@ -500,6 +504,12 @@ impl Measured {
                 .buffer(&self.scratch_offsets)
                 .buffer(&self.status)
                 .buffer(&self.order_buckets)
+                .zeroing(&self.tops)
+                .zeroing(&self.caps)
+                .zeroing(&self.scratch_offsets)
+                .zeroing(&self.status)
+                .zeroing(&self.order_buckets)
+                .zeroing(&self.order)
                 .push(&[n as u32, min_probability as u32]),
             Dispatch::new(
                 &shaders::BPC_ORDER,

@@ -40,6 +40,8 @@
 
 use std::borrow::Cow;
 
+use rayon::prelude::*;
+
 use wavelane_core::bpc::{pass_count, Mode, PassKind, PassRecord, PassSchedule, ProbabilityTables};
 
 use super::encode::DeviceCuts;
@@ -197,45 +199,47 @@ fn download(
     mode: Mode,
 ) -> Result<Details, BpcError> {
     let words = gpu.download(&device.records)?;
-    let mut records = Vec::with_capacity(encoded.len());
-    for (b, &top) in encoded.tops.iter().enumerate() {
-        let passes = pass_count(mode, top);
-        let first = device.starts[b] as usize;
-        if device.starts[b + 1] as usize - first != passes {
-            return Err(BpcError::Mismatch(format!(
-                "codeblock {b}'s top bitplane changed while it was coded"
-            )));
-        }
-        let mut block = Vec::with_capacity(passes);
-        for (i, expected) in top
-            .map(|t| PassSchedule::new(mode, Some(t)))
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let at = 4 * (first + i);
-            let w = words.get(at..at + 4).ok_or_else(|| {
-                BpcError::Mismatch(format!("no room for codeblock {b}'s records"))
-            })?;
-            let kind = match w[0] & 0xFF {
-                0 => PassKind::Significance,
-                1 => PassKind::Refinement,
-                _ => PassKind::Cleanup,
-            };
-            if (kind, (w[0] >> 8) as u8) != expected {
+    // Block by block on all cores (tens of thousands of blocks a frame).
+    let records = (encoded.tops.par_iter().enumerate())
+        .map(|(b, &top)| {
+            let passes = pass_count(mode, top);
+            let first = device.starts[b] as usize;
+            if device.starts[b + 1] as usize - first != passes {
                 return Err(BpcError::Mismatch(format!(
-                    "the GPU encoder's record {i} of codeblock {b} is not pass {expected:?}"
+                    "codeblock {b}'s top bitplane changed while it was coded"
                 )));
             }
-            block.push(PassRecord {
-                kind,
-                bitplane: expected.1,
-                codewords: w[1],
-                distortion_decrease: (w[2] as u64 | (w[3] as u64) << 32) as i64 as i128,
-            });
-        }
-        records.push(block);
-    }
+            let mut block = Vec::with_capacity(passes);
+            for (i, expected) in top
+                .map(|t| PassSchedule::new(mode, Some(t)))
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let at = 4 * (first + i);
+                let w = words.get(at..at + 4).ok_or_else(|| {
+                    BpcError::Mismatch(format!("no room for codeblock {b}'s records"))
+                })?;
+                let kind = match w[0] & 0xFF {
+                    0 => PassKind::Significance,
+                    1 => PassKind::Refinement,
+                    _ => PassKind::Cleanup,
+                };
+                if (kind, (w[0] >> 8) as u8) != expected {
+                    return Err(BpcError::Mismatch(format!(
+                        "the GPU encoder's record {i} of codeblock {b} is not pass {expected:?}"
+                    )));
+                }
+                block.push(PassRecord {
+                    kind,
+                    bitplane: expected.1,
+                    codewords: w[1],
+                    distortion_decrease: (w[2] as u64 | (w[3] as u64) << 32) as i64 as i128,
+                });
+            }
+            Ok(block)
+        })
+        .collect::<Result<Vec<_>, BpcError>>()?;
     let cuts = match &device.cuts {
         Some(c) => download_candidates(gpu, c, encoded)?,
         None => Vec::new(),
@@ -268,6 +272,7 @@ fn download_candidates(
     };
     let n = encoded.len();
     (0..n)
+        .into_par_iter()
         .map(|b| {
             let start = starts.get(b).map_or(total, |&s| s as usize);
             let end = starts.get(b + 1).map_or(total, |&s| s as usize);
