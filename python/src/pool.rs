@@ -1,25 +1,26 @@
-//! Where a call's coding runs: which thread, which rayon pool.
+//! Which thread codes a call, in which rayon pool.
 //!
 //! The codec runs some forty parallel regions per image (stages, DWT
 //! levels). Started from a thread outside rayon's pool, each region is a
-//! hand-over to the pool and a sleep and wake-up of the caller, so a
-//! Python call does not code on the Python thread:
+//! hand-over to the pool and a sleep and wake-up of the caller; started
+//! from a pool thread, it is a push onto that thread's own queue. A
+//! Python thread is outside the pool, so:
 //!
-//! - Where the global pool has one thread (`RAYON_NUM_THREADS=1`, as
-//!   Dask workers and the benchmarks set it), the pool adds no
-//!   parallelism, only a hand-over per call and a wake-up of a sleeping
-//!   thread on the way in and out (tens of microseconds each on the
-//!   development VM, milliseconds under load), and every Python thread's
-//!   calls queue on that one pool thread. So the calling thread becomes
-//!   the one worker of a pool of its own (rayon's `use_current_thread`)
-//!   and codes there: no hand-over, no wake-up, and Python threads code
-//!   in parallel as the GIL release promises. Same thread count, so the
-//!   same bytes (the codec's output does not depend on it anyway).
+//! - Where the global pool has one thread (`RAYON_NUM_THREADS=1`, as Dask
+//!   workers and the benchmark run), handing the call to it adds no
+//!   parallelism, only two wake-ups of a sleeping thread per call (tens
+//!   of microseconds each on the development VM, milliseconds under
+//!   load), and the calls of every Python thread would queue on that one
+//!   thread. So the calling thread becomes the one worker of a pool of
+//!   its own (rayon's `use_current_thread`) and codes there: no
+//!   hand-over, and Python threads code in parallel as the GIL release
+//!   promises. The thread count is the same, one, so are the bytes.
 //! - Otherwise the call is one hand-over to the global pool
-//!   (`rayon::join`), where each region is a push onto the pool thread's
-//!   own queue: as `wavelane encode` does (cli/src/encode.rs).
+//!   (`rayon::join`), as `wavelane encode` does (cli/src/encode.rs).
 //!
-//! docs/benchmarks.md ("Python, Zarr and Dask") has the measurements.
+//! The library is left as it is: its other callers (the CLI) already run
+//! on pool threads. docs/perf/README.md ("The Python call") has the
+//! measurements.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
