@@ -25,6 +25,8 @@ use wavelane_core::dwt::{level_size, Wavelet};
 
 mod array;
 mod bytes;
+mod pool;
+mod timing;
 
 pyo3::create_exception!(
     wavelane,
@@ -122,9 +124,8 @@ fn encode_options(
     })
 }
 
-/// Encodes `image` as `wavelane encode` does: on a pool thread, where each
-/// of the encoder's parallel regions is a push onto that thread's queue
-/// rather than a hand-over to the pool and back.
+/// Encodes `image` on a rayon worker thread ([`pool::run`]): the calling
+/// thread where the pool has one thread, else a thread of the pool.
 fn encode_image(
     image: wavelane::Interleaved,
     options: &EncodeOptions,
@@ -135,11 +136,7 @@ fn encode_image(
         lossless: options.target == RateTarget::Lossless && options.layers == 1,
     };
     let backend = Backend::select_for(kind, job).map_err(lib_err)?;
-    let (encoded, ()) = rayon::join(
-        || wavelane::codec::encode_interleaved(&image, options, &backend),
-        || (),
-    );
-    encoded.map_err(lib_err)
+    pool::run(|| wavelane::codec::encode_interleaved(&image, options, &backend)).map_err(lib_err)
 }
 
 /// Checks and borrows `array`, then encodes it without the GIL.
@@ -237,33 +234,6 @@ fn encode<'py>(
     Ok(PyBytes::new(py, &encoded.bytes))
 }
 
-/// `encode` that also returns the encoder's own seconds (its report's
-/// total, measured inside the library): for the Python call overhead
-/// figure of python/benchmarks/zarr_bench.py. Not part of the API.
-#[pyfunction]
-#[pyo3(
-    signature = (array, *, lossless=false, bpp=None, psnr=None, layers=Int(Ok(1)), levels=None, backend="auto"),
-    text_signature = "(array, *, lossless=False, bpp=None, psnr=None, layers=1, levels=None, backend='auto')"
-)]
-#[allow(clippy::too_many_arguments)]
-fn _encode_seconds<'py>(
-    py: Python<'py>,
-    array: &Bound<'py, PyAny>,
-    lossless: bool,
-    bpp: Option<f64>,
-    psnr: Option<f64>,
-    layers: Int,
-    levels: Option<Int>,
-    backend: &str,
-) -> PyResult<(Bound<'py, PyBytes>, f64)> {
-    let options = encode_options(lossless, bpp, psnr, layers, levels)?;
-    let encoded = encode_array(py, array, &options, backend_kind(backend)?)?;
-    Ok((
-        PyBytes::new(py, &encoded.bytes),
-        encoded.report.seconds.total,
-    ))
-}
-
 /// Decodes a `.wl` file (or any prefix of one that holds its header) into a
 /// numpy array.
 ///
@@ -291,22 +261,32 @@ fn decode<'py>(
     layers: Option<Int>,
     backend: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let decoded = decode_data(py, data, reduce, layers, backend)?;
+    array::into_numpy(py, decoded.image)
+}
+
+/// Checks `decode`'s arguments, then decodes without the GIL.
+fn decode_data(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    reduce: Int,
+    layers: Option<Int>,
+    backend: &str,
+) -> PyResult<wavelane::codec::Decoded<wavelane::Interleaved>> {
     let options = DecodeOptions {
         reduce: in_range("reduce", &reduce, 0..=16)?,
         layers: layers.map(|l| in_range("layers", &l, 1..=32)).transpose()?,
         ..DecodeOptions::default()
     };
     let kind = backend_kind(backend)?;
-    let interleaved = bytes::with_bytes(data, |bytes| {
+    bytes::with_bytes(data, |bytes| {
         py.detach(|| {
             let backend =
                 Backend::select_for(kind, decode_job(bytes, options.reduce)).map_err(lib_err)?;
-            let decoded =
-                wavelane::codec::decode_interleaved(bytes, &options, &backend).map_err(lib_err)?;
-            Ok::<_, PyErr>(decoded.image)
+            pool::run(|| wavelane::codec::decode_interleaved(bytes, &options, &backend))
+                .map_err(lib_err)
         })
-    })?;
-    array::into_numpy(py, interleaved)
+    })
 }
 
 /// The job `auto` weighs for a decode (as `wavelane decode`): the samples
@@ -380,7 +360,8 @@ fn _wavelane(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_function(wrap_pyfunction!(encode_file, m)?)?;
-    m.add_function(wrap_pyfunction!(_encode_seconds, m)?)?;
+    m.add_function(wrap_pyfunction!(timing::_encode_seconds, m)?)?;
+    m.add_function(wrap_pyfunction!(timing::_decode_seconds, m)?)?;
     m.add("WavelaneError", m.py().get_type::<WavelaneError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
