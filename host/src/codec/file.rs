@@ -120,8 +120,27 @@ pub fn main_header_len(header: &Header, index: &BlockIndex, nonempty_segments: u
     fixed.len() + 4 + index.packed_len(header.block_shifts) + 4 * nonempty_segments + 4
 }
 
-/// Bytes of a segment checksummed by one thread while writing a file.
+/// Bytes of a segment checksummed by one thread while writing or
+/// checking a file.
 const CRC_PIECE: usize = 1 << 20;
+
+/// The CRC-32 of `bytes` from pieces checksummed on all cores, combined in
+/// order (the same value as one pass).
+fn crc32_on_all_cores(bytes: &[u8]) -> u32 {
+    let pieces: Vec<crc32fast::Hasher> = bytes
+        .par_chunks(CRC_PIECE)
+        .map(|piece| {
+            let mut h = crc32fast::Hasher::new();
+            h.update(piece);
+            h
+        })
+        .collect();
+    let mut crc = crc32fast::Hasher::new();
+    for piece in &pieces {
+        crc.combine(piece);
+    }
+    crc.finalize()
+}
 
 /// Assembles a file. `codewords[i]` holds at least the codewords the index
 /// gives block `i` over all layers.
@@ -209,19 +228,7 @@ pub fn write_file(
         if segment.is_empty() {
             continue;
         }
-        let pieces: Vec<crc32fast::Hasher> = segment
-            .par_chunks(CRC_PIECE)
-            .map(|piece| {
-                let mut h = crc32fast::Hasher::new();
-                h.update(piece);
-                h
-            })
-            .collect();
-        let mut crc = crc32fast::Hasher::new();
-        for piece in &pieces {
-            crc.combine(piece);
-        }
-        crcs.push(crc.finalize());
+        crcs.push(crc32_on_all_cores(segment));
     }
     for (k, crc) in crcs.iter().enumerate() {
         out[crc_at + 4 * k..crc_at + 4 * k + 4].copy_from_slice(&crc.to_le_bytes());
@@ -348,7 +355,7 @@ impl<'a> Container<'a> {
         if end > self.bytes.len() as u64 {
             return Ok(false);
         }
-        let computed = crc32fast::hash(&self.bytes[s.offset as usize..end as usize]);
+        let computed = crc32_on_all_cores(&self.bytes[s.offset as usize..end as usize]);
         if computed != s.crc {
             return Err(FormatError::SegmentCrc {
                 resolution: s.resolution,

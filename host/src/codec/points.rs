@@ -9,7 +9,7 @@ use super::distortion;
 use super::header::Header;
 use super::rate::{BlockHull, BlockPasses, Hulls};
 use super::stages::entropy;
-use super::weights::block_weight;
+use super::weights::block_weights;
 use crate::bpc::cuts::CutCandidates;
 
 /// Every block's rate-distortion hull, and the distortion totals.
@@ -33,10 +33,19 @@ pub(crate) fn rate_points(
     shifts: &[u8],
     real: Option<&[distortion::BlockDistortion]>,
 ) -> RatePoints {
+    // Records without decreases (a lossless single-layer file's) need no
+    // weights, whose first use per subband costs a filter cascade.
+    let weighed =
+        real.is_some() || (coded.records.iter().flatten()).any(|r| r.distortion_decrease != 0);
+    let weights = match weighed {
+        true => block_weights(header, blocks),
+        false => vec![0.0; blocks.len()],
+    };
     // Each block's hull, energy (its share of `total`) and noise.
     let parts: Vec<(BlockHull, f64, f64)> = (blocks.par_iter().enumerate())
         .map(|(i, b)| {
-            let (passes, energy, noise) = block_points(header, b, coded, i, shifts[i], real);
+            let weight = weights[i] * (4f64).powi(shifts[i] as i32);
+            let (passes, energy, noise) = block_points(b, coded, i, weight, real);
             (BlockHull::new(&passes), energy, noise)
         })
         .collect();
@@ -56,22 +65,17 @@ pub(crate) fn rate_points(
 }
 
 /// Block `i`'s points, its full decrease (real-valued: its energy) and
-/// the distortion its full coding leaves (real-valued decreases only).
+/// the distortion its full coding leaves (real-valued decreases only);
+/// `weight` is its [`block_weight`](super::weights::block_weight) scaled
+/// by its early-termination shift.
 fn block_points(
-    header: &Header,
     b: &BlockGeometry,
     coded: &entropy::Coded,
     i: usize,
-    shift: u8,
+    weight: f64,
     real: Option<&[distortion::BlockDistortion]>,
 ) -> (BlockPasses, f64, f64) {
     let records = &coded.records[i];
-    // Records without decreases (a lossless single-layer file's) need
-    // no weight, whose first use per subband costs a filter cascade.
-    let weight = match real.is_some() || records.iter().any(|r| r.distortion_decrease != 0) {
-        true => block_weight(header, b) * (4f64).powi(shift as i32),
-        false => 0.0,
-    };
     let resolution = b.resolution as usize;
     match real {
         Some(real) => {

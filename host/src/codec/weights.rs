@@ -43,6 +43,27 @@ pub(crate) fn block_weight(header: &Header, b: &BlockGeometry) -> f64 {
     step * step * energy * colour / (4f64).powi(header.fraction_bits as i32)
 }
 
+/// Every block's [`block_weight`], computed once per subband of each
+/// component (consecutive blocks share it), so that callers on many
+/// threads do not each take the energies' memo lock per block.
+pub(crate) fn block_weights(header: &Header, blocks: &[BlockGeometry]) -> Vec<f64> {
+    let mut last: Option<((u8, u8, u8, Orientation), f64)> = None;
+    blocks
+        .iter()
+        .map(|b| {
+            let key = (b.component, b.band, b.level, b.orientation);
+            match last {
+                Some((k, w)) if k == key => w,
+                _ => {
+                    let w = block_weight(header, b);
+                    last = Some((key, w));
+                    w
+                }
+            }
+        })
+        .collect()
+}
+
 /// Computes the synthesis energy of every subband `blocks` lie in, so that
 /// rate control finds them memoized (run beside the entropy stage, which
 /// leaves the CPU's other threads idle while it waits on a GPU or on its

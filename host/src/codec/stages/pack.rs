@@ -3,6 +3,8 @@
 //! docs/format.md); the decoder gathers each decoded block's codewords
 //! from the layers and resolutions it selected.
 
+use rayon::prelude::*;
+
 use crate::backend::Backend;
 use crate::bpc::EncodedBatch;
 use crate::codec::error::CodecError;
@@ -69,15 +71,30 @@ pub(crate) fn unpack(
 }
 
 fn host_unpack(c: &Container<'_>, sel: &Selection, layers_of: &[usize]) -> EncodedBatch {
-    let mut encoded = EncodedBatch {
-        tops: c.index.tops[..sel.blocks].to_vec(),
-        offsets: vec![0],
-        codewords: Vec::new(),
-    };
-    for i in 0..sel.blocks {
-        let layers = layers_of[c.blocks[i].resolution as usize];
-        encoded.codewords.extend(c.block_codewords(i, layers));
-        encoded.offsets.push(encoded.codewords.len());
+    // Block by block on all cores, then copied into one batch on all
+    // cores (an 8K lossless file: 24,669 blocks, 15 MB).
+    let blocks: Vec<Vec<u16>> = (0..sel.blocks)
+        .into_par_iter()
+        .map(|i| c.block_codewords(i, layers_of[c.blocks[i].resolution as usize]))
+        .collect();
+    let mut offsets = Vec::with_capacity(blocks.len() + 1);
+    offsets.push(0);
+    for b in &blocks {
+        offsets.push(offsets[offsets.len() - 1] + b.len());
     }
-    encoded
+    let mut codewords = Vec::with_capacity(offsets[blocks.len()]);
+    codewords.par_extend(rayon::iter::repeat_n(0u16, offsets[blocks.len()]));
+    let mut parts = Vec::with_capacity(blocks.len());
+    let mut rest = codewords.as_mut_slice();
+    for b in &blocks {
+        let (part, tail) = rest.split_at_mut(b.len());
+        parts.push(part);
+        rest = tail;
+    }
+    (parts.into_par_iter().zip(&blocks)).for_each(|(part, b)| part.copy_from_slice(b));
+    EncodedBatch {
+        tops: c.index.tops[..sel.blocks].to_vec(),
+        offsets,
+        codewords,
+    }
 }

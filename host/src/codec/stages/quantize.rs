@@ -15,7 +15,7 @@ use crate::codec::error::CodecError;
 use crate::codec::header::Header;
 use crate::codec::planes::{Coefficients, Planes, Resident};
 use crate::codec::quant::{self, UNIT_STEP};
-use crate::codec::weights::block_weight;
+use crate::codec::weights::block_weights;
 
 /// The quantization stage's result.
 pub(crate) struct Quantized {
@@ -85,7 +85,7 @@ pub(crate) fn quantize(
                 device::quantize(&planes, header, blocks, on_device).map_err(device::gpu_err)?;
             Ok(Quantized {
                 indices: Resident::Device(planes),
-                noise: block_noise(header, blocks, &errors, &weights(header, blocks)),
+                noise: block_noise(header, blocks, &errors, &block_weights(header, blocks)),
                 real: sums.or(host_sums).map(Real::Sums),
             })
         }
@@ -211,7 +211,7 @@ fn host_quantize(
     // reads the memoized subband energy through a global mutex, and an 8K
     // RGB image has 1.5 million (row, block) pairs, which on 16 threads
     // serialized on that lock (docs/perf/codec.md, "The quantize stage").
-    let weights = weights(header, blocks);
+    let weights = block_weights(header, blocks);
     // Integer coefficients: each (row, block)'s exact squared error, added
     // into each block's below (`block_noise`). f32 ones: the weighted
     // noise of each row in f64.
@@ -279,11 +279,6 @@ fn host_quantize(
         Coefficients::Float(_) => rows.iter().map(|(n, _)| n).sum(),
     };
     (out, noise, keep.then_some(coefficients))
-}
-
-/// Every block's `block_weight`.
-fn weights(header: &Header, blocks: &[BlockGeometry]) -> Vec<f64> {
-    blocks.iter().map(|b| block_weight(header, b)).collect()
 }
 
 /// Whether a block's decode got into bitplane 0.
