@@ -156,6 +156,12 @@ impl Coders {
     /// subset) loading `fresh[t]` first; returns the symbols as a lane
     /// mask. Branch-free over the 32 lanes so that it vectorizes: lanes not
     /// active compute garbage (wrapping) and keep their state.
+    ///
+    /// Every value of the loop is 16 bits wide, the masks too: the lane
+    /// masks come in as 16-bit lanes ([`lane_masks`]) and the results leave
+    /// through [`lane_bits`], so no 32-bit lane (a variable shift of a
+    /// `u32` mask, `p as u32`) sets the loop's vector width to 8 lanes
+    /// (docs/perf/codec.md, "The CPU decoder's lanes as masks").
     #[inline(always)]
     fn decode(
         &mut self,
@@ -164,27 +170,92 @@ impl Coders {
         fresh: &[u16; LANES],
         probs: &[u8; LANES],
     ) -> u32 {
-        let mut symbols = 0u32;
-        let mut emptied = 0u32;
+        let (on, open) = (lane_masks(active), lane_masks(opening));
+        // The probabilities as the multiplier of `split16`, in a loop of
+        // their own so that the multiply below stays 16 bits wide.
+        let scaled: [u16; LANES] =
+            core::array::from_fn(|t| (probs[t] as u16) << (16 - crate::bpc::PROBABILITY_BITS));
+        let mut symbols = [0u16; LANES];
+        let mut emptied = [0u16; LANES];
         // Selections as masks on values, not `if`s: LLVM turns a choice
         // between two loads into a choice of addresses, which it then
         // gathers lane by lane (or leaves the loop scalar).
         for t in 0..LANES {
-            let lane = |mask: u32| 0u16.wrapping_sub((mask & (1 << t) != 0) as u16);
-            let (on, open) = (lane(active), lane(opening));
+            let (on, open) = (on[t], open[t]);
             let offset = (fresh[t] & open) | (self.offset[t] & !open);
             let size = self.size[t] | open; // FULL when opening
-                                            // Symbol 1 takes the upper subinterval: `word >= L + f`.
-            let f = split16(size, probs[t]).wrapping_add(1);
+            // Symbol 1 takes the upper subinterval: `word >= L + f`
+            // (`split16` with the probability already scaled).
+            let f = ((size as u32 * scaled[t] as u32) >> 16) as u16;
+            let f = f.wrapping_add(1);
             let one = 0u16.wrapping_sub((offset >= f) as u16);
             let new_offset = offset.wrapping_sub(f & one);
             let new_size = (size.wrapping_sub(f) & one) | (f.wrapping_sub(1) & !one);
             self.offset[t] = (new_offset & on) | (offset & !on);
             self.size[t] = (new_size & on) | (size & !on);
-            symbols |= ((on & one) as u32 & 1) << t;
-            emptied |= ((on != 0 && new_size == 0) as u32) << t;
+            symbols[t] = on & one;
+            emptied[t] = on & 0u16.wrapping_sub((new_size == 0) as u16);
         }
-        self.exhausted = (self.exhausted & !active) | emptied;
-        symbols
+        self.exhausted = (self.exhausted & !active) | lane_bits(&emptied);
+        lane_bits(&symbols)
+    }
+}
+
+/// `EXPAND[b][i]` is all ones where bit `i` of `b` is set: a byte of a
+/// lane mask as eight 16-bit lane masks (4 KiB).
+const EXPAND: [[u16; 8]; 256] = {
+    let mut table = [[0u16; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if b >> i & 1 != 0 {
+                table[b][i] = u16::MAX;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// Lane `t` of the result is all ones where bit `t` of `mask` is set: four
+/// table rows, which the compiler loads as vectors. The arithmetic form
+/// (`(mask >> t) & 1` per lane) needs a variable shift of 32-bit lanes,
+/// which makes the whole loop that uses it 32 bits wide.
+#[inline(always)]
+fn lane_masks(mask: u32) -> [u16; LANES] {
+    let mut out = [0u16; LANES];
+    for (k, chunk) in out.chunks_exact_mut(8).enumerate() {
+        chunk.copy_from_slice(&EXPAND[(mask >> (8 * k)) as u8 as usize]);
+    }
+    out
+}
+
+/// The lane mask of 16-bit lane masks (each 0 or all ones): the inverse
+/// of [`lane_masks`], as two 16-lane OR reductions of one bit per lane.
+#[inline(always)]
+fn lane_bits(masks: &[u16; LANES]) -> u32 {
+    let (mut low, mut high) = (0u16, 0u16);
+    for i in 0..16 {
+        low |= masks[i] & (1 << i);
+        high |= masks[16 + i] & (1 << i);
+    }
+    low as u32 | (high as u32) << 16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn lane_masks_and_bits_are_inverse(mask in proptest::prelude::any::<u32>()) {
+            let masks = lane_masks(mask);
+            for t in 0..LANES {
+                proptest::prop_assert_eq!(masks[t], if mask >> t & 1 != 0 { u16::MAX } else { 0 });
+            }
+            proptest::prop_assert_eq!(lane_bits(&masks), mask);
+        }
     }
 }
