@@ -8,6 +8,7 @@
 // does with gl_SubgroupInvocationID; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
+use crate::bpc::masks;
 use crate::bpc::state::lanes;
 use crate::bpc::LANES;
 
@@ -158,8 +159,8 @@ impl Coders {
     /// active compute garbage (wrapping) and keep their state.
     ///
     /// Every value of the loop is 16 bits wide, the masks too: the lane
-    /// masks come in as 16-bit lanes ([`lane_masks`]) and the results leave
-    /// through [`lane_bits`], so no 32-bit lane (a variable shift of a
+    /// masks come in as 16-bit lanes ([`masks::words`]) and the results
+    /// leave through [`masks::bits`], so no 32-bit lane (a variable shift of a
     /// `u32` mask, `p as u32`) sets the loop's vector width to 8 lanes
     /// (docs/perf/codec.md, "The CPU decoder's lanes as masks").
     #[inline(always)]
@@ -170,7 +171,7 @@ impl Coders {
         fresh: &[u16; LANES],
         probs: &[u8; LANES],
     ) -> u32 {
-        let (on, open) = (lane_masks(active), lane_masks(opening));
+        let (on, open) = (masks::words(active), masks::words(opening));
         // The probabilities as the multiplier of `split16`, in a loop of
         // their own so that the multiply below stays 16 bits wide.
         let scaled: [u16; LANES] =
@@ -196,66 +197,7 @@ impl Coders {
             symbols[t] = on & one;
             emptied[t] = on & 0u16.wrapping_sub((new_size == 0) as u16);
         }
-        self.exhausted = (self.exhausted & !active) | lane_bits(&emptied);
-        lane_bits(&symbols)
-    }
-}
-
-/// `EXPAND[b][i]` is all ones where bit `i` of `b` is set: a byte of a
-/// lane mask as eight 16-bit lane masks (4 KiB).
-const EXPAND: [[u16; 8]; 256] = {
-    let mut table = [[0u16; 8]; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut i = 0;
-        while i < 8 {
-            if b >> i & 1 != 0 {
-                table[b][i] = u16::MAX;
-            }
-            i += 1;
-        }
-        b += 1;
-    }
-    table
-};
-
-/// Lane `t` of the result is all ones where bit `t` of `mask` is set: four
-/// table rows, which the compiler loads as vectors. The arithmetic form
-/// (`(mask >> t) & 1` per lane) needs a variable shift of 32-bit lanes,
-/// which makes the whole loop that uses it 32 bits wide.
-#[inline(always)]
-fn lane_masks(mask: u32) -> [u16; LANES] {
-    let mut out = [0u16; LANES];
-    for (k, chunk) in out.chunks_exact_mut(8).enumerate() {
-        chunk.copy_from_slice(&EXPAND[(mask >> (8 * k)) as u8 as usize]);
-    }
-    out
-}
-
-/// The lane mask of 16-bit lane masks (each 0 or all ones): the inverse
-/// of [`lane_masks`], as two 16-lane OR reductions of one bit per lane.
-#[inline(always)]
-fn lane_bits(masks: &[u16; LANES]) -> u32 {
-    let (mut low, mut high) = (0u16, 0u16);
-    for i in 0..16 {
-        low |= masks[i] & (1 << i);
-        high |= masks[16 + i] & (1 << i);
-    }
-    low as u32 | (high as u32) << 16
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    proptest::proptest! {
-        #[test]
-        fn lane_masks_and_bits_are_inverse(mask in proptest::prelude::any::<u32>()) {
-            let masks = lane_masks(mask);
-            for t in 0..LANES {
-                proptest::prop_assert_eq!(masks[t], if mask >> t & 1 != 0 { u16::MAX } else { 0 });
-            }
-            proptest::prop_assert_eq!(lane_bits(&masks), mask);
-        }
+        self.exhausted = (self.exhausted & !active) | masks::bits(&emptied);
+        masks::bits(&symbols)
     }
 }
