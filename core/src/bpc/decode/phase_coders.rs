@@ -17,8 +17,9 @@ use crate::bpc::LANES;
 /// ([`Coders::phase`]), which costs about the same whatever the number of
 /// lanes. The encoder makes the same split (`encode/sequential.rs`,
 /// `SPARSE_LANES`); the threshold here is measured in docs/perf/codec.md
-/// ("The CPU decoder's sparse phases").
-pub(super) const SPARSE_LANES: u32 = 8;
+/// ("The CPU decoder's sparse phases", and again after the 32-lane phase
+/// got cheaper: "The CPU decoder's lanes as masks").
+pub(super) const SPARSE_LANES: u32 = 4;
 
 /// `(S * P) >> 7` as the multiply-high `(S * (P << 9)) >> 16` (equal for
 /// `S < 2^16`, `P < 2^7`, which the tables guarantee): one 16-bit vector
