@@ -186,8 +186,8 @@ impl Coders {
             let (on, open) = (on[t], open[t]);
             let offset = (fresh[t] & open) | (self.offset[t] & !open);
             let size = self.size[t] | open; // FULL when opening
-            // Symbol 1 takes the upper subinterval: `word >= L + f`
-            // (`split16` with the probability already scaled).
+                                            // Symbol 1 takes the upper subinterval: `word >= L + f`
+                                            // (`split16` with the probability already scaled).
             let f = ((size as u32 * scaled[t] as u32) >> 16) as u16;
             let f = f.wrapping_add(1);
             let one = 0u16.wrapping_sub((offset >= f) as u16);

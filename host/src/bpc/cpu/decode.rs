@@ -255,7 +255,10 @@ mod tests {
 
     /// [`block_rows`] as first written: every row start sorted. Kept as
     /// the reference of the merge.
-    fn block_rows_sorted(like: &CodeblockBatch, out: &mut [i32]) -> Option<Vec<Vec<(usize, usize)>>> {
+    fn block_rows_sorted(
+        like: &CodeblockBatch,
+        out: &mut [i32],
+    ) -> Option<Vec<Vec<(usize, usize)>>> {
         let mut starts = Vec::new();
         for (i, d) in like.blocks.iter().enumerate() {
             for y in 0..d.height {
