@@ -10,6 +10,8 @@
 //! and absent coefficients never become significant, so no extra masking is
 //! needed.
 
+use super::masks;
+
 /// Lane masks of the left neighbours of the coefficients visited with parity `x`.
 #[inline]
 pub(super) fn left(row: [u32; 2], x: usize) -> u32 {
@@ -140,19 +142,22 @@ impl CountPlanes {
         !(self.0[0] | self.0[1] | self.0[2] | self.0[3])
     }
 
-    /// `table[count]` of every lane, branch-free over the 32 lanes (the
-    /// compiler vectorizes it: about 5 instructions a lane with AVX2,
-    /// against about 15 for a lookup lane by lane).
+    /// `table[count]` of every lane, branch-free over the 32 lanes so that
+    /// it vectorizes. In byte lanes throughout (the planes expanded by
+    /// [`masks::bytes`]): the count and the choice of entry then take one
+    /// 256-bit instruction per step for all 32 lanes, where the form that
+    /// shifted the planes lane by lane ran in 32-bit lanes, four
+    /// instructions and a pack per step (docs/perf/codec.md, "The CPU
+    /// decoder's lanes as masks").
     #[inline(always)]
     pub fn probabilities(&self, table: &[u8; 9]) -> [u8; 32] {
-        let [b0, b1, b2, b3] = self.0;
+        let [b0, b1, b2, b3] = self.0.map(masks::bytes);
         let mut probs = [0u8; 32];
         for (t, p) in probs.iter_mut().enumerate() {
-            let count =
-                (b0 >> t & 1) | (b1 >> t & 1) << 1 | (b2 >> t & 1) << 2 | (b3 >> t & 1) << 3;
+            let count = (b0[t] & 1) | (b1[t] & 2) | (b2[t] & 4) | (b3[t] & 8);
             let mut chosen = table[0];
             for (k, &q) in table.iter().enumerate().skip(1) {
-                chosen = if count == k as u32 { q } else { chosen };
+                chosen = if count == k as u8 { q } else { chosen };
             }
             *p = chosen;
         }
@@ -255,20 +260,18 @@ impl SignNeighbours {
     /// [`Self::context_masks`]), branch-free over the 32 lanes so that the
     /// array is built in vector registers: filling it lane by lane with
     /// byte stores and then loading it as a vector (the phase coder) stalls
-    /// on the failed store-to-load forwarding.
+    /// on the failed store-to-load forwarding. In byte lanes, as
+    /// [`CountPlanes::probabilities`] and for the same reason.
     #[inline(always)]
     pub fn probabilities(by_context: &[u32; 4], table: &[u8; 4]) -> [u8; 32] {
+        let chosen = [1, 2, 3].map(|k| masks::bytes(by_context[k]));
         let mut probs = [0u8; 32];
         for (t, p) in probs.iter_mut().enumerate() {
-            let mut chosen = table[0];
-            for (k, &q) in table.iter().enumerate().skip(1) {
-                chosen = if by_context[k] >> t & 1 != 0 {
-                    q
-                } else {
-                    chosen
-                };
+            let mut q = table[0];
+            for (k, lanes) in chosen.iter().enumerate() {
+                q = (table[k + 1] & lanes[t]) | (q & !lanes[t]);
             }
-            *p = chosen;
+            *p = q;
         }
         probs
     }

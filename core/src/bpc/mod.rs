@@ -72,6 +72,7 @@ mod error;
 mod lut;
 mod lut_natural;
 mod lut_reference;
+mod masks;
 mod passes;
 mod record;
 mod state;

@@ -8,6 +8,7 @@
 // does with gl_SubgroupInvocationID; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
+use crate::bpc::masks;
 use crate::bpc::state::lanes;
 use crate::bpc::LANES;
 
@@ -16,8 +17,9 @@ use crate::bpc::LANES;
 /// ([`Coders::phase`]), which costs about the same whatever the number of
 /// lanes. The encoder makes the same split (`encode/sequential.rs`,
 /// `SPARSE_LANES`); the threshold here is measured in docs/perf/codec.md
-/// ("The CPU decoder's sparse phases").
-pub(super) const SPARSE_LANES: u32 = 8;
+/// ("The CPU decoder's sparse phases", and again after the 32-lane phase
+/// got cheaper: "The CPU decoder's lanes as masks").
+pub(super) const SPARSE_LANES: u32 = 4;
 
 /// `(S * P) >> 7` as the multiply-high `(S * (P << 9)) >> 16` (equal for
 /// `S < 2^16`, `P < 2^7`, which the tables guarantee): one 16-bit vector
@@ -156,6 +158,12 @@ impl Coders {
     /// subset) loading `fresh[t]` first; returns the symbols as a lane
     /// mask. Branch-free over the 32 lanes so that it vectorizes: lanes not
     /// active compute garbage (wrapping) and keep their state.
+    ///
+    /// Every value of the loop is 16 bits wide, the masks too: the lane
+    /// masks come in as 16-bit lanes ([`masks::words`]) and the results
+    /// leave through [`masks::bits`], so no 32-bit lane (a variable shift of a
+    /// `u32` mask, `p as u32`) sets the loop's vector width to 8 lanes
+    /// (docs/perf/codec.md, "The CPU decoder's lanes as masks").
     #[inline(always)]
     fn decode(
         &mut self,
@@ -164,27 +172,33 @@ impl Coders {
         fresh: &[u16; LANES],
         probs: &[u8; LANES],
     ) -> u32 {
-        let mut symbols = 0u32;
-        let mut emptied = 0u32;
+        let (on, open) = (masks::words(active), masks::words(opening));
+        // The probabilities as the multiplier of `split16`, in a loop of
+        // their own so that the multiply below stays 16 bits wide.
+        let scaled: [u16; LANES] =
+            core::array::from_fn(|t| (probs[t] as u16) << (16 - crate::bpc::PROBABILITY_BITS));
+        let mut symbols = [0u16; LANES];
+        let mut emptied = [0u16; LANES];
         // Selections as masks on values, not `if`s: LLVM turns a choice
         // between two loads into a choice of addresses, which it then
         // gathers lane by lane (or leaves the loop scalar).
         for t in 0..LANES {
-            let lane = |mask: u32| 0u16.wrapping_sub((mask & (1 << t) != 0) as u16);
-            let (on, open) = (lane(active), lane(opening));
+            let (on, open) = (on[t], open[t]);
             let offset = (fresh[t] & open) | (self.offset[t] & !open);
             let size = self.size[t] | open; // FULL when opening
-                                            // Symbol 1 takes the upper subinterval: `word >= L + f`.
-            let f = split16(size, probs[t]).wrapping_add(1);
+                                            // Symbol 1 takes the upper subinterval: `word >= L + f`
+                                            // (`split16` with the probability already scaled).
+            let f = ((size as u32 * scaled[t] as u32) >> 16) as u16;
+            let f = f.wrapping_add(1);
             let one = 0u16.wrapping_sub((offset >= f) as u16);
             let new_offset = offset.wrapping_sub(f & one);
             let new_size = (size.wrapping_sub(f) & one) | (f.wrapping_sub(1) & !one);
             self.offset[t] = (new_offset & on) | (offset & !on);
             self.size[t] = (new_size & on) | (size & !on);
-            symbols |= ((on & one) as u32 & 1) << t;
-            emptied |= ((on != 0 && new_size == 0) as u32) << t;
+            symbols[t] = on & one;
+            emptied[t] = on & 0u16.wrapping_sub((new_size == 0) as u16);
         }
-        self.exhausted = (self.exhausted & !active) | emptied;
-        symbols
+        self.exhausted = (self.exhausted & !active) | masks::bits(&emptied);
+        masks::bits(&symbols)
     }
 }

@@ -28,6 +28,7 @@ use super::{decode_passes, finish, prepare_decode, PassDecoder};
 use crate::bpc::block::BlockOut;
 use crate::bpc::context::{Neighbours, SignNeighbours};
 use crate::bpc::lut::PlaneTables;
+use crate::bpc::masks;
 use crate::bpc::record::half_step;
 use crate::bpc::state::{lanes, present_mask};
 use crate::bpc::{
@@ -256,12 +257,13 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
                 row[t] = mag;
             }
         } else {
+            // Lane masks from the table (`masks`), widened: a mask shifted
+            // lane by lane costs a variable shift, an AND and a compare
+            // per 8 lanes.
+            let decoded = masks::words(b.decoded);
             for t in 0..LANES {
-                row[t] = if b.decoded & (1 << t) != 0 {
-                    mag
-                } else {
-                    row[t]
-                };
+                let on = decoded[t] as i16 as i32 as u32;
+                row[t] = (mag & on) | (row[t] & !on);
             }
         }
         !b.stopped
@@ -288,14 +290,14 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
                         r
                     } else {
                         let r = self.coders.phase(visit, &probs, self.words);
+                        // As in `signs`: the lane masks from the table.
+                        let (ones, decoded) = (masks::words(r.symbols), masks::words(r.decoded));
                         for t in 0..LANES {
-                            let low = if r.symbols & (1 << t) != 0 { one } else { zero };
+                            let is_one = ones[t] as i16 as i32 as u32;
+                            let on = decoded[t] as i16 as i32 as u32;
+                            let low = (one & is_one) | (zero & !is_one);
                             let refined = (row[t] & keep) | low;
-                            row[t] = if r.decoded & (1 << t) != 0 {
-                                refined
-                            } else {
-                                row[t]
-                            };
+                            row[t] = (refined & on) | (row[t] & !on);
                         }
                         r
                     };
