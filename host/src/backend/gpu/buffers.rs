@@ -46,19 +46,29 @@ impl Gpu {
         // can serve a later request for another.
         let layout = DeviceLayout::from_size_alignment(bytes, ELEMENT_ALIGNMENT)
             .ok_or_else(|| GpuError::Limit(format!("a buffer of {bytes} bytes")))?;
-        let buffer = Buffer::new(
-            self.memory.clone(),
-            BufferCreateInfo {
-                usage: storage_usage(),
-                ..Default::default()
-            },
-            AllocationCreateInfo {
-                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
-                ..Default::default()
-            },
-            layout,
-        )
-        .map_err(|e| Self::alloc_err(bytes, e))?;
+        let make = || {
+            Buffer::new(
+                self.memory.clone(),
+                BufferCreateInfo {
+                    usage: storage_usage(),
+                    ..Default::default()
+                },
+                AllocationCreateInfo {
+                    memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                    ..Default::default()
+                },
+                layout,
+            )
+        };
+        // Short of memory: the free kept buffers go back to the device
+        // first, then the allocation is tried once more.
+        let buffer = match make() {
+            Ok(buffer) => buffer,
+            Err(_) => {
+                kept.release_free();
+                make().map_err(|e| Self::alloc_err(bytes, e))?
+            }
+        };
         let buffer = Subbuffer::new(buffer);
         kept.keep(&buffer);
         Ok(buffer.reinterpret::<[T]>())

@@ -63,11 +63,10 @@ impl Dispatch {
 
     /// Fills `buf` with zeros in the same command buffer, just before the
     /// dispatch: what [`Gpu::zeroed`] does with a submission of its own,
-    /// which costs a round trip to the device per buffer. Its size must
-    /// be a multiple of 4 bytes.
-    pub fn zeroing<T: BufferContents>(mut self, buf: &Subbuffer<[T]>) -> Self {
-        self.zeroing
-            .push(buf.as_bytes().clone().reinterpret::<[u32]>());
+    /// which costs a round trip to the device per buffer. Words only, as
+    /// the fill writes whole words.
+    pub fn zeroing(mut self, buf: &Subbuffer<[u32]>) -> Self {
+        self.zeroing.push(buf.clone());
         self
     }
 

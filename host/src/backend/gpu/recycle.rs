@@ -19,7 +19,10 @@
 //!
 //! What is kept is bounded ([`Recycler::new`]): past the bound, free
 //! buffers are dropped oldest first, and a buffer that still does not fit
-//! is not kept.
+//! is not kept. An allocation that fails gives every free kept buffer
+//! back to the device and is tried once more
+//! ([`Recycler::release_free`]), so keeping them never makes an image
+//! fail that fitted without.
 
 use vulkano::buffer::Subbuffer;
 
@@ -80,6 +83,20 @@ impl<B: Keepable> Recycler<B> {
             .filter(|b| b.is_free() && (bytes..=most).contains(&b.size()))
             .min_by_key(|b| b.size())
             .map(|b| b.prefix(bytes))
+    }
+
+    /// Drops every free buffer: what a device short of memory gives back
+    /// before it tries an allocation again.
+    pub(super) fn release_free(&mut self) {
+        let mut freed = 0;
+        self.buffers.retain(|b| {
+            let free = b.is_free();
+            if free {
+                freed += b.size();
+            }
+            !free
+        });
+        self.bytes -= freed;
     }
 
     /// Keeps `buffer` (just made) for later calls, dropping free buffers
@@ -161,6 +178,19 @@ mod tests {
             Some(1000),
             "within the slack"
         );
+    }
+
+    #[test]
+    fn a_device_short_of_memory_gets_the_free_buffers_back() {
+        let mut r = Recycler::new(1 << 30);
+        let held = made(&mut r, 4000);
+        drop(made(&mut r, 3000));
+        drop(made(&mut r, 2000));
+        r.release_free();
+        assert_eq!(r.bytes, 4000, "only the held buffer stays");
+        assert!(r.take(1500).is_none());
+        drop(held);
+        assert!(r.take(3000).is_some(), "kept, free once dropped");
     }
 
     #[test]
