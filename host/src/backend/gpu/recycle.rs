@@ -21,8 +21,8 @@
 //! buffers are dropped oldest first, and a buffer that still does not fit
 //! is not kept. An allocation that fails gives every free kept buffer
 //! back to the device and is tried once more
-//! ([`Recycler::release_free`]), so keeping them never makes an image
-//! fail that fitted without.
+//! ([`Recycler::release_free`]), so that what is kept does not stand in
+//! the way of a large image.
 
 use vulkano::buffer::Subbuffer;
 
