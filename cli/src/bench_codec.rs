@@ -186,6 +186,13 @@ pub fn run(a: CodecBenchArgs) -> CliResult {
                 }
             );
         }
+        // The longest shaders of the best repeat: where the kernel time goes.
+        for k in r.kernels.iter().take(8) {
+            println!(
+                "    kernel {:<28} {:>4} x {:>8.3} ms",
+                k.shader, k.dispatches, k.ms
+            );
+        }
     }
     Ok(())
 }

@@ -59,6 +59,7 @@ pub mod codec;
 pub mod dwt;
 pub mod h264;
 pub mod image_io;
+mod memory;
 pub mod output;
 pub mod sequence;
 #[cfg(feature = "gpu")]

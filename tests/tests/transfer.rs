@@ -88,6 +88,7 @@ fn gpu_counts_are_exact_for_a_dwt_round_trip() {
         GpuDwt::new(own.clone(), VolumeLayout::new(w, h, 1), [levels, levels, 0]).expect("plan");
     let mut kernel_ns = 0.0;
     let mut dispatches = 0;
+    let mut per_shader = std::collections::BTreeMap::<&str, u64>::new();
     let mut data = image.clone();
     for forward in [true, false] {
         let input = own.upload(&data).expect("upload");
@@ -101,6 +102,9 @@ fn gpu_counts_are_exact_for_a_dwt_round_trip() {
         .expect("dispatches");
         let timing = own.run(&list).expect("run");
         dispatches += list.len() as u64;
+        for d in &list {
+            *per_shader.entry(d.shader_name()).or_default() += 1;
+        }
         kernel_ns += timing.dispatch_ns.iter().sum::<f64>().round();
         data = own.download(&output).expect("download");
     }
@@ -111,6 +115,18 @@ fn gpu_counts_are_exact_for_a_dwt_round_trip() {
     assert_eq!(counts.dispatches, dispatches, "{counts:?}");
     assert!(dispatches >= 2 * levels as u64, "{dispatches}");
     assert_eq!(counts.kernel_ns, kernel_ns as u64, "{counts:?}");
+    // The tally counts each shader's own dispatches, and its times add up
+    // to the kernel time (each dispatch rounded on its own: a few ns).
+    let tally = own.kernel_tally();
+    let tallied: std::collections::BTreeMap<&str, u64> =
+        tally.shaders.iter().map(|(&s, &(n, _))| (s, n)).collect();
+    assert_eq!(tallied, per_shader, "{tally:?}");
+    let tally_ns: u64 = tally.shaders.values().map(|&(_, ns)| ns).sum();
+    assert!(
+        tally_ns.abs_diff(counts.kernel_ns) <= dispatches,
+        "{tally:?} {counts:?}"
+    );
+    assert_eq!(tally.since(&tally), Default::default());
 
     let before = own.counts();
     own.upload_bytes(&[1, 2, 3, 4, 5], 3).expect("byte upload");

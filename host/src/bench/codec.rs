@@ -16,6 +16,8 @@
 //! - **Stages**: each stage's wall time in the codec's own report
 //!   ([`crate::codec::Stage`]), with where it ran; best and median over the
 //!   repeats.
+//! - **Kernels** (GPU only): each shader's dispatches and GPU time in the
+//!   best repeat, longest first ([`crate::backend::gpu::KernelTally`]).
 //! - **Transfers**: the bytes the call moved between host and device (the
 //!   same in every repeat).
 //!
@@ -66,6 +68,18 @@ pub struct StageResult {
     pub kernel_ms: f64,
 }
 
+/// One shader's dispatches in a call.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelResult {
+    /// The shader's name.
+    pub shader: &'static str,
+    /// Its dispatches in the call.
+    pub dispatches: u64,
+    /// Their GPU time, milliseconds (timestamps: the fills recorded
+    /// before a dispatch count with it).
+    pub ms: f64,
+}
+
 /// An encode or a decode over the repeats.
 #[derive(Debug, Clone, Serialize)]
 pub struct CodecResult {
@@ -88,6 +102,9 @@ pub struct CodecResult {
     pub transfers: Transfers,
     /// The stages, in the order they ran.
     pub stages: Vec<StageResult>,
+    /// GPU backend: the shaders of the best repeat, longest first (empty
+    /// on the CPU).
+    pub kernels: Vec<KernelResult>,
     /// Every wall repeat.
     pub wall: Measurement,
 }
@@ -181,6 +198,29 @@ struct Call {
     kernel_ns: f64,
     stages: Vec<codec::Stage>,
     transfers: Transfers,
+    kernels: Vec<KernelResult>,
+}
+
+/// Times `call` and tallies the shaders it dispatched on `backend`'s GPU.
+fn tallied<T>(backend: &Backend, call: impl FnOnce() -> T) -> (f64, T, Vec<KernelResult>) {
+    let tally = || backend.gpu().map(|g| g.kernel_tally());
+    let before = tally();
+    let (ns, out) = wall(call);
+    let mut kernels: Vec<KernelResult> = match (before, tally()) {
+        (Some(before), Some(after)) => after
+            .since(&before)
+            .shaders
+            .into_iter()
+            .map(|(shader, (dispatches, ns))| KernelResult {
+                shader,
+                dispatches,
+                ms: ns as f64 / 1e6,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    kernels.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+    (ns, out, kernels)
 }
 
 /// Runs the benchmark on `backend`, calling `progress` before the encodes
@@ -202,7 +242,9 @@ pub fn run(
     let mut first: Option<Vec<u8>> = None;
     let mut encodes = Vec::new();
     let (_, encoded) = repeat(config.repeats, || {
-        let (ns, encoded) = wall(|| codec::encode_interleaved(&input, &config.options, backend));
+        let (ns, encoded, kernels) = tallied(backend, || {
+            codec::encode_interleaved(&input, &config.options, backend)
+        });
         let encoded = encoded?;
         match &first {
             None => first = Some(encoded.bytes.clone()),
@@ -219,6 +261,7 @@ pub fn run(
             kernel_ns: kernel_ns(&r.stages),
             stages: r.stages.clone(),
             transfers: r.transfers,
+            kernels,
         };
         encodes.push(call);
         Ok((ns, encoded))
@@ -229,7 +272,9 @@ pub fn run(
     let mut first: Option<Interleaved> = None;
     let mut decodes = Vec::new();
     let (_, decoded) = repeat(config.repeats, || {
-        let (ns, decoded) = wall(|| codec::decode_interleaved(&encoded.bytes, &options, backend));
+        let (ns, decoded, kernels) = tallied(backend, || {
+            codec::decode_interleaved(&encoded.bytes, &options, backend)
+        });
         let decoded = decoded?;
         match &first {
             None => first = Some(decoded.image.clone()),
@@ -246,6 +291,7 @@ pub fn run(
             kernel_ns: kernel_ns(&r.stages),
             stages: r.stages.clone(),
             transfers: r.transfers,
+            kernels,
         };
         decodes.push(call);
         Ok((ns, decoded))
@@ -335,6 +381,7 @@ fn summarize(op: &'static str, calls: Vec<Call>, samples: usize, gpu: bool) -> C
         gsamples_per_s: samples as f64 / best_ns,
         transfers: best.transfers,
         stages,
+        kernels: best.kernels.clone(),
         wall,
     }
 }
@@ -362,6 +409,7 @@ mod tests {
             assert!(r.best_ms > 0.0 && r.frames_per_s > 0.0, "{r:?}");
             assert_eq!(r.transfers, Transfers::default());
             assert!(r.kernel_ms.is_none());
+            assert!(r.kernels.is_empty());
             assert!(!r.stages.is_empty());
             assert!(r.stages.iter().all(|s| s.device == StageDevice::Cpu));
         }

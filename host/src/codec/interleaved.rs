@@ -31,11 +31,13 @@ pub enum SampleBuf {
 impl SampleBuf {
     /// `n` zero samples in the storage for `bit_depth` and `signed`.
     pub fn zeroed(bit_depth: u8, signed: bool, n: usize) -> Self {
+        // Decoders fill it at once: large ones get 2 MiB pages (crate::memory).
+        use crate::memory::zeroed_vec;
         match (bit_depth <= 8, signed) {
-            (true, false) => SampleBuf::U8(vec![0; n]),
-            (false, false) => SampleBuf::U16(vec![0; n]),
-            (true, true) => SampleBuf::I8(vec![0; n]),
-            (false, true) => SampleBuf::I16(vec![0; n]),
+            (true, false) => SampleBuf::U8(zeroed_vec(n)),
+            (false, false) => SampleBuf::U16(zeroed_vec(n)),
+            (true, true) => SampleBuf::I8(zeroed_vec(n)),
+            (false, true) => SampleBuf::I16(zeroed_vec(n)),
         }
     }
 

@@ -70,6 +70,11 @@ impl Dispatch {
         self
     }
 
+    /// The name of the shader it dispatches (as [`Gpu::kernel_tally`] counts it).
+    pub fn shader_name(&self) -> &'static str {
+        self.shader.name
+    }
+
     /// Sets the push constants: exactly the words the shader declares.
     pub fn push(mut self, words: &[u32]) -> Self {
         self.push = words.to_vec();
@@ -200,7 +205,8 @@ impl Gpu {
             Ok(())
         })
         .map(|dispatch_ns| {
-            self.count_dispatches(dispatches.len(), dispatch_ns.iter().sum());
+            let names: Vec<&'static str> = dispatches.iter().map(|d| d.shader.name).collect();
+            self.count_dispatches(&names, &dispatch_ns);
             Timing { dispatch_ns }
         })
     }

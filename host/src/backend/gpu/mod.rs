@@ -36,7 +36,7 @@ type PipelineKey = (&'static str, Vec<(u32, u32)>);
 pub type ListedDevice = (usize, String, String);
 pub use dispatch::{Dispatch, Timing};
 pub use scan::{ScanScratch, SCAN_WORKGROUP_SIZE};
-pub use transfer::{GpuCounts, STAGING_CHUNK};
+pub use transfer::{GpuCounts, KernelTally, STAGING_CHUNK};
 
 /// Errors of the Vulkan backend.
 #[derive(Debug, thiserror::Error)]

@@ -73,6 +73,35 @@ pub(super) struct Counters {
     download: AtomicU64,
     dispatches: AtomicU64,
     kernel_ns: AtomicU64,
+    /// Dispatches and kernel nanoseconds per shader ([`Gpu::kernel_tally`]):
+    /// one lock per submission, not per dispatch.
+    shaders: Mutex<KernelTally>,
+}
+
+/// Dispatches and kernel time per shader since a [`Gpu`] was opened
+/// ([`Gpu::kernel_tally`]), by the shader's name; the difference of two
+/// readings ([`KernelTally::since`]) is what ran between them. Profiles
+/// the codec kernel by kernel (`wavelane bench codec --json`, "kernels").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KernelTally {
+    /// Per shader name: (dispatches, kernel nanoseconds).
+    pub shaders: std::collections::BTreeMap<&'static str, (u64, u64)>,
+}
+
+impl KernelTally {
+    /// What ran after `earlier` (a reading of the same `Gpu`): shaders
+    /// that did not run in between are left out.
+    pub fn since(&self, earlier: &KernelTally) -> KernelTally {
+        let shaders = self
+            .shaders
+            .iter()
+            .filter_map(|(&name, &(n, ns))| {
+                let (n0, ns0) = earlier.shaders.get(name).copied().unwrap_or((0, 0));
+                (n > n0).then(|| (name, (n - n0, ns.saturating_sub(ns0))))
+            })
+            .collect();
+        KernelTally { shaders }
+    }
 }
 
 /// A reading of a [`Gpu`]'s counters ([`Gpu::counts`]); the difference of
@@ -133,12 +162,30 @@ impl Gpu {
         }
     }
 
-    /// Counts `dispatches` submitted together and their kernel time.
-    pub(super) fn count_dispatches(&self, dispatches: usize, kernel_ns: f64) {
+    /// Dispatches and kernel time per shader since the device was opened.
+    pub fn kernel_tally(&self) -> KernelTally {
+        self.counters
+            .shaders
+            .lock()
+            .expect("kernel tally poisoned")
+            .clone()
+    }
+
+    /// Counts the dispatches of shaders `names` submitted together and
+    /// their kernel times `dispatch_ns` (empty without timestamps).
+    pub(super) fn count_dispatches(&self, names: &[&'static str], dispatch_ns: &[f64]) {
         let c = &self.counters;
-        c.dispatches.fetch_add(dispatches as u64, Ordering::Relaxed);
+        let ns = |t: f64| t.max(0.0).round() as u64;
+        c.dispatches
+            .fetch_add(names.len() as u64, Ordering::Relaxed);
         c.kernel_ns
-            .fetch_add(kernel_ns.max(0.0).round() as u64, Ordering::Relaxed);
+            .fetch_add(ns(dispatch_ns.iter().sum()), Ordering::Relaxed);
+        let mut shaders = c.shaders.lock().expect("kernel tally poisoned");
+        for (i, name) in names.iter().enumerate() {
+            let e = shaders.shaders.entry(name).or_default();
+            e.0 += 1;
+            e.1 += dispatch_ns.get(i).map_or(0, |&t| ns(t));
+        }
     }
 
     fn count_copy(&self, dir: Direction, bytes: u64) {
@@ -386,7 +433,8 @@ impl Gpu {
         &self,
         buf: &Subbuffer<[T]>,
     ) -> Result<Vec<T>, GpuError> {
-        let mut out = vec![T::zeroed(); buf.len() as usize];
+        // Filled at once: large ones get 2 MiB pages (crate::memory).
+        let mut out = crate::memory::zeroed_vec(buf.len() as usize);
         self.download_into(buf, &mut out)?;
         Ok(out)
     }

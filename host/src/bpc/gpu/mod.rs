@@ -284,6 +284,24 @@ pub fn decode(
     Ok((coefficients, decoded, timing))
 }
 
+/// The codewords as the decoders read them: two a 32-bit word, the first
+/// in the low half. On a little-endian host that is the codewords' own
+/// bytes, uploaded as they lie (a copy into a word array would be one more
+/// pass over the stream on one thread); elsewhere the words are made.
+fn upload_codewords(gpu: &Gpu, codewords: &[u16]) -> Result<Subbuffer<[u32]>, GpuError> {
+    // At least one word: a device buffer is never empty.
+    let words = codewords.len().div_ceil(2).max(1) as u64;
+    if cfg!(target_endian = "little") {
+        gpu.upload_bytes(bytemuck::cast_slice(codewords), words)
+    } else {
+        let packed: Vec<u32> = codewords
+            .chunks(2)
+            .map(|p| p[0] as u32 | (*p.get(1).unwrap_or(&0) as u32) << 16)
+            .collect();
+        gpu.upload(&packed)
+    }
+}
+
 fn check_count(encoded: &EncodedBatch, blocks: usize) -> Result<(), BpcError> {
     if encoded.len() != blocks {
         return Err(BpcError::Mismatch(format!(
@@ -334,19 +352,15 @@ pub(crate) fn decode_into(
             limits.max_passes.min(u32::MAX as usize) as u32,
         ]);
     }
-    let packed: Vec<u32> = encoded
-        .codewords
-        .chunks(2)
-        .map(|p| p[0] as u32 | (*p.get(1).unwrap_or(&0) as u32) << 16)
-        .collect();
-    let packed = gpu.upload(&packed)?;
+    let packed = upload_codewords(gpu, &encoded.codewords)?;
     let block_buf = gpu.upload(&desc)?;
     let table_buf = gpu.upload(&flatten_tables(tables))?;
     let stream_buf = gpu.upload(&streams)?;
-    let summary = gpu.zeroed::<u32>(4 * n as u64)?;
+    let summary = gpu.uninit::<u32>(4 * n as u64)?;
     let t =
         gpu.run(&[
             Dispatch::new(build_for(&DECODER, blocks, tables), [groups_for(n), 1, 1])
+                .zeroing(&summary)
                 .buffer(&packed)
                 .buffer(&block_buf)
                 .buffer(&table_buf)
