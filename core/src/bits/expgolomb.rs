@@ -13,6 +13,12 @@ impl BitWriter<'_> {
     fn write_code_num(&mut self, code_num: u64) -> Result<(), BitError> {
         let v = code_num + 1;
         let m = 63 - v.leading_zeros(); // floor(log2(v)), 0..=32
+        if 2 * m < 32 {
+            // The M zeros are v's own leading zeros in 2M + 1 bits: one
+            // store instead of two (codebook indices and the `.wl` index
+            // write one such code per entry).
+            return self.write_bits(v as u32, 2 * m + 1);
+        }
         self.write_bits(0, m)?;
         if m == 32 {
             // 33 significant bits: the leading 1, then the low 32.
