@@ -56,6 +56,27 @@ pub(crate) fn reserve_large<T>(v: &mut Vec<T>, extra: usize) {
     advise_huge_pages(&mut spare[..len]);
 }
 
+/// `buf` cut into consecutive parts of `lens` elements, in order, so that
+/// the parts can be filled on all cores: the file writer's segments and
+/// the decoder's batch of codewords. Stops early where `buf` runs out;
+/// what the lengths leave over is not handed out.
+pub(crate) fn split_into_parts<T>(
+    buf: &mut [T],
+    lens: impl IntoIterator<Item = usize>,
+) -> Vec<&mut [T]> {
+    let mut parts = Vec::new();
+    let mut rest = buf;
+    for len in lens {
+        if len > rest.len() {
+            break;
+        }
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        parts.push(part);
+        rest = tail;
+    }
+    parts
+}
+
 /// Asks the kernel to back the whole 2 MiB pages inside `buf` with huge
 /// pages; returns the bytes advised (0 where the buffer is small, the
 /// platform has no such advice or the kernel refused it). Contents and
@@ -96,6 +117,14 @@ fn advise(_start: usize, _bytes: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_are_consecutive_and_stop_where_the_buffer_ends() {
+        let mut buf: Vec<u8> = (0..10).collect();
+        let parts = split_into_parts(&mut buf, [3, 0, 4, 5]);
+        let got: Vec<Vec<u8>> = parts.iter().map(|p| p.to_vec()).collect();
+        assert_eq!(got, [vec![0, 1, 2], vec![], vec![3, 4, 5, 6]]);
+    }
 
     #[test]
     fn small_buffers_are_left_alone() {

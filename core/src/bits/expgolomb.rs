@@ -47,6 +47,18 @@ impl BitReader<'_> {
     }
 
     fn read_code_num(&mut self) -> Result<u64, BitError> {
+        // A code of up to 31 bits that lies whole in the input is read with
+        // one peek: its zeros are the leading zeros of the next 32 bits
+        // (the `.wl` index reads one such code per entry). Any other code
+        // (longer, cut short, or past the end) takes the bit-by-bit walk,
+        // which reports its error.
+        let next = self.peek_bits_padded(32)?;
+        let zeros = next.leading_zeros();
+        let len = 2 * zeros + 1;
+        if len <= 31 && self.remaining_bits() >= len as usize {
+            self.skip_bits(len as usize)?;
+            return Ok((next >> (32 - len)) as u64 - 1);
+        }
         let mut zeros = 0u32;
         while !self.read_bit()? {
             zeros += 1;
@@ -138,5 +150,32 @@ mod tests {
         assert_eq!(r.read_bits(4).unwrap(), 0b1011);
         assert_eq!(r.peek_bits_padded(8).unwrap(), 0b1111_0000);
         assert_eq!(r.read_bits(5), Err(BitError::UnexpectedEnd));
+        r.skip_bits(4).unwrap();
+        assert_eq!(r.peek_bits_padded(32).unwrap(), 0, "all padding at the end");
+    }
+
+    /// Codes read with one peek and codes read bit by bit agree at the
+    /// input's end: a code ending on the last bit is read, one cut short
+    /// is an error, and so is an empty input.
+    #[test]
+    fn codes_at_the_end_of_the_input() {
+        // ue 6 = 00111, ue 0 = 1, then two zeros: a code cut short.
+        let buf = [0b0011_1100u8];
+        let mut r = BitReader::new(&buf);
+        assert_eq!(r.read_ue().unwrap(), 6);
+        assert_eq!(r.read_ue().unwrap(), 0);
+        assert_eq!(r.read_ue(), Err(BitError::UnexpectedEnd));
+        // Fifteen zeros and a one: ue(2^15 - 1) cut short after its stop bit.
+        let buf = [0u8, 1];
+        let mut r = BitReader::new(&buf);
+        assert_eq!(r.read_ue(), Err(BitError::UnexpectedEnd));
+        let mut r = BitReader::new(&[]);
+        assert_eq!(r.read_ue(), Err(BitError::UnexpectedEnd));
+        // The longest code read with one peek, 31 bits: 15 zeros, the stop
+        // bit, 15 ones: (2^15 - 1) + (2^15 - 1). Then one bit left over.
+        let buf = [0u8, 1, 0xFF, 0xFE];
+        let mut r = BitReader::new(&buf);
+        assert_eq!(r.read_ue().unwrap(), (1 << 16) - 2);
+        assert_eq!(r.remaining_bits(), 1);
     }
 }

@@ -72,8 +72,10 @@ impl<'a> BitReader<'a> {
         let head = self.peek_bits(avail)?;
         Ok(if avail == n {
             head
+        } else if avail == 0 {
+            0 // nothing left: all padding (a shift by 32 would overflow)
         } else {
-            // avail < n <= 32, so the shift is in range.
+            // 0 < avail < n <= 32, so the shift is below 32.
             head << (n - avail)
         })
     }

@@ -197,29 +197,39 @@ pub fn write_file(
     out.par_extend(rayon::iter::repeat_n(0u8, data_len));
     let mut order: Vec<(u64, usize)> = offsets.iter().copied().zip(0..).collect();
     order.sort_unstable();
-    let mut parts = Vec::with_capacity(order.len());
-    let mut rest = &mut out[data_at..];
-    for (_, j) in order {
-        let (i, l) = (j / layers, j % layers);
-        let counts = index.layer_counts(i);
-        let start: usize = counts[..l].iter().map(|&c| c as usize).sum();
-        let (part, tail) = rest.split_at_mut(2 * counts[l] as usize);
-        parts.push((i, start, part));
-        rest = tail;
-    }
-    parts.into_par_iter().try_for_each(|(i, start, part)| {
-        let words = codewords[i]
-            .get(start..start + part.len() / 2)
-            .ok_or_else(|| {
-                FormatError::Unrepresentable(format!(
-                    "block {i} has fewer codewords than its index says"
-                ))
-            })?;
-        for (d, w) in part.chunks_exact_mut(2).zip(words) {
-            d.copy_from_slice(&w.to_be_bytes());
-        }
-        Ok::<(), FormatError>(())
-    })?;
+    let segments: Vec<(usize, usize, usize)> = order
+        .into_iter()
+        .map(|(_, j)| {
+            let (i, l) = (j / layers, j % layers);
+            let counts = index.layer_counts(i);
+            let start: usize = counts[..l].iter().map(|&c| c as usize).sum();
+            (i, start, 2 * counts[l] as usize)
+        })
+        .collect();
+    let parts = crate::memory::split_into_parts(
+        &mut out[data_at..],
+        segments.iter().map(|&(_, _, len)| len),
+    );
+    let parts = segments
+        .iter()
+        .zip(parts)
+        .map(|(&(i, start, _), part)| (i, start, part));
+    parts
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .try_for_each(|(i, start, part)| {
+            let words = codewords[i]
+                .get(start..start + part.len() / 2)
+                .ok_or_else(|| {
+                    FormatError::Unrepresentable(format!(
+                        "block {i} has fewer codewords than its index says"
+                    ))
+                })?;
+            for (d, w) in part.chunks_exact_mut(2).zip(words) {
+                d.copy_from_slice(&w.to_be_bytes());
+            }
+            Ok::<(), FormatError>(())
+        })?;
     // Each segment's CRC from pieces checksummed on all cores, combined
     // in order.
     let mut crcs = Vec::with_capacity(nonempty);
@@ -372,20 +382,51 @@ impl<'a> Container<'a> {
     /// The codewords of block `i` in layers `0..layers` that are present in
     /// the bytes (a prefix of them when the file is truncated).
     pub fn block_codewords(&self, i: usize, layers: usize) -> Vec<u16> {
-        let total = self.index.codewords_through(i, layers) as usize;
-        let mut words = Vec::with_capacity(total);
+        let mut words = vec![0; self.block_codewords_len(i, layers)];
+        self.block_codewords_into(i, layers, &mut words);
+        words
+    }
+
+    /// How many codewords [`Self::block_codewords`] gives for block `i`
+    /// through `layers` layers, without reading them.
+    pub fn block_codewords_len(&self, i: usize, layers: usize) -> usize {
+        let mut len = 0;
+        self.block_segments(i, layers, |bytes| len += bytes.len() / 2);
+        len
+    }
+
+    /// [`Self::block_codewords`] into `out`, which holds exactly
+    /// [`Self::block_codewords_len`] codewords (what it has beyond them is
+    /// left as it is): the decoder's batch is filled in place.
+    pub fn block_codewords_into(&self, i: usize, layers: usize, out: &mut [u16]) {
+        let mut at = 0;
+        self.block_segments(i, layers, |bytes| {
+            let n = (bytes.len() / 2).min(out.len() - at);
+            for (d, p) in out[at..at + n].iter_mut().zip(bytes.chunks_exact(2)) {
+                *d = u16::from_be_bytes([p[0], p[1]]);
+            }
+            at += n;
+        });
+    }
+
+    /// The bytes of block `i`'s segments through `layers` layers, in
+    /// order, each cut where the file ends, up to the first segment the
+    /// file cuts short (later layers cannot follow a truncated one).
+    fn block_segments(&self, i: usize, layers: usize, mut segment: impl FnMut(&[u8])) {
+        let mut words = 0u64;
         for l in 0..layers.min(self.index.layers) {
             let n = self.index.counts[i * self.index.layers + l] as u64;
             let start = self.block_offsets[i * self.index.layers + l];
             let end = (start + 2 * n).min(self.bytes.len() as u64);
             if start < end {
-                let pairs = self.bytes[start as usize..end as usize].chunks_exact(2);
-                words.extend(pairs.map(|p| u16::from_be_bytes([p[0], p[1]])));
+                // Whole codewords only: a file cut inside one drops it.
+                let whole = start + (end - start) / 2 * 2;
+                segment(&self.bytes[start as usize..whole as usize]);
+                words += (end - start) / 2;
             }
-            if (words.len() as u64) < self.index.codewords_through(i, l + 1) {
+            if words < self.index.codewords_through(i, l + 1) {
                 break; // truncated inside this layer: later layers cannot follow
             }
         }
-        words
     }
 }
