@@ -17,6 +17,7 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use vulkano::buffer::Subbuffer;
 use wavelane_core::dwt::volume::VolumeLayout;
 use wavelane_core::dwt::{Cdf53, Fixed97, Wavelet};
@@ -392,7 +393,8 @@ fn trim_sums(
     blocks: usize,
     dispatches: &mut Vec<Dispatch>,
 ) -> Result<TrimmedSums, GpuError> {
-    let starts = gpu.zeroed::<u32>(blocks as u64)?;
+    // Not zeroed: the counting pass writes every block's count.
+    let starts = gpu.uninit::<u32>(blocks as u64)?;
     let scan = gpu.scan_scratch(blocks as u32)?;
     let trimmed = gpu.uninit::<u32>(sums.len())?;
     let pass = |mode: u32| {
@@ -421,7 +423,10 @@ impl TrimmedSums {
             0 => Vec::new(),
             _ => gpu.download(&self.trimmed.clone().slice(0..4 * total as u64))?,
         };
+        // Block by block on all cores: 1.8 KB of sums a block (12 MB for
+        // an 8K image's 6,800 blocks).
         (0..blocks)
+            .into_par_iter()
             .map(|b| {
                 let start = starts.get(b).map_or(total, |&s| s as usize);
                 let end = starts.get(b + 1).map_or(total, |&s| s as usize);
