@@ -1,5 +1,5 @@
 //! Large host buffers that are filled at once: a decoded image, a
-//! download, a file's data section.
+//! download, the decoder's batch of codewords.
 //!
 //! A fresh allocation of many megabytes comes from the kernel as untouched
 //! pages, and the first write to each 4 KiB page faults. Filling 100 MB of
@@ -44,16 +44,6 @@ pub(crate) fn zeroed_vec<T: bytemuck::Zeroable + Clone + Send>(n: usize) -> Vec<
         }
     }
     v
-}
-
-/// Reserves room for `extra` more elements of `v` and asks for 2 MiB
-/// pages for the reserved, untouched part (module docs): for a vector
-/// about to be extended by a large amount.
-pub(crate) fn reserve_large<T>(v: &mut Vec<T>, extra: usize) {
-    v.reserve(extra);
-    let spare = v.spare_capacity_mut();
-    let len = spare.len().min(extra);
-    advise_huge_pages(&mut spare[..len]);
 }
 
 /// `buf` cut into consecutive parts of `lens` elements, in order, so that
@@ -146,10 +136,6 @@ mod tests {
         assert!(v.iter().all(|&x| x == 0));
         v.iter_mut().step_by(4096).for_each(|x| *x = 7);
         assert_eq!(v.iter().filter(|&&x| x == 7).count(), n.div_ceil(4096));
-        let mut extended: Vec<u8> = vec![1, 2, 3];
-        reserve_large(&mut extended, 6 << 20);
-        assert!(extended.capacity() >= 3 + (6 << 20));
-        assert_eq!(extended, [1, 2, 3]);
         #[cfg(target_os = "linux")]
         {
             let advised = advise_huge_pages(&mut v);

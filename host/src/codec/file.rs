@@ -173,9 +173,7 @@ pub fn write_file(
     let nonempty = lens.iter().filter(|&&n| n > 0).count();
     let offsets = block_offsets(index, &blocks, &lens, 0);
     let packed = index.pack(header.block_shifts)?;
-    let mut out = Vec::new();
-    // Fresh pages, filled at once: large files get 2 MiB pages (crate::memory).
-    crate::memory::reserve_large(&mut out, 64 + packed.len() + 4 * nonempty + 4 + data_len);
+    let mut out = Vec::with_capacity(64 + packed.len() + 4 * nonempty + 4 + data_len);
     header.write(&mut out)?;
     out.extend_from_slice(&(packed.len() as u32).to_le_bytes());
     out.extend_from_slice(&packed);
