@@ -10,6 +10,7 @@
 //! [`super::shifts`]). The decoding direction is
 //! [`super::entropy_decode`].
 
+use rayon::prelude::*;
 use wavelane_core::bpc::{PassRecord, ProbabilityTables};
 
 pub(crate) use super::entropy_decode::decode;
@@ -198,7 +199,10 @@ fn cpu_encode_batch(
 /// count), none for a block with nothing to code, as the pass records of
 /// such a block are empty.
 pub(crate) fn totals(encoded: &EncodedBatch) -> Vec<Vec<PassRecord>> {
+    // On all cores: one small vector for each of tens of thousands of
+    // blocks (an 8K lossless image: 24,669) took a millisecond on one.
     (0..encoded.tops.len())
+        .into_par_iter()
         .map(|i| match encoded.tops[i] {
             Some(_) => vec![PassRecord {
                 codewords: (encoded.offsets[i + 1] - encoded.offsets[i]) as u32,
