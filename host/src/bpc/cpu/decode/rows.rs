@@ -4,8 +4,7 @@
 //!
 //! The rows are handed out in the order of their starts in the array (ties
 //! by block), which `split_at_mut` needs. Two forms give the same rows:
-//! [`sweep`], for the codec's layouts (every block at one stride, none
-//! wrapping past its array row), walks the array row by row with the
+//! [`sweep`], for the codec's layouts (every block at one stride), walks the array row by row with the
 //! blocks that cover the row in column order, and compares nothing per
 //! row but the bounds; [`merge`] takes any layout through a heap, at
 //! several comparisons per row (docs/perf/codec.md, "The CPU decoder's
@@ -28,11 +27,12 @@ pub(super) fn block_rows<'a>(
 
 /// The blocks with rows, sorted by their first row's start (ties by
 /// block), and their common stride, where [`sweep`] applies: every block
-/// with rows has the same non-zero stride `s` and lies within its array
-/// rows (`offset % s + width <= s`). Row `y` of block `i` then starts in
-/// array row `offset / s + y` at column `offset % s`, so the order of the
-/// row starts is that of array rows, then columns, then blocks. `None`
-/// otherwise (and for no block with rows).
+/// with rows has the same non-zero stride `s`. Row `y` of block `i` then
+/// starts in array row `offset / s + y` at column `offset % s < s`, so the
+/// order of the row starts is that of array rows, then columns, then
+/// blocks (a row that runs past its array row overlaps what follows, and
+/// the hand-out refuses it as the merge does). `None` otherwise (and for
+/// no block with rows).
 fn grid_order(like: &CodeblockBatch) -> Option<(usize, Vec<usize>)> {
     let mut order: Vec<usize> = (0..like.blocks.len())
         .filter(|&i| like.blocks[i].height > 0)
@@ -40,7 +40,7 @@ fn grid_order(like: &CodeblockBatch) -> Option<(usize, Vec<usize>)> {
     let stride = like.blocks[*order.first()?].stride;
     for &i in &order {
         let d = &like.blocks[i];
-        if stride == 0 || d.stride != stride || d.offset % stride + d.width > stride {
+        if stride == 0 || d.stride != stride {
             return None;
         }
     }
@@ -237,9 +237,9 @@ mod tests {
         /// Both forms hand out the rows the sort did, or refuse where it
         /// refused: blocks of a grid of any size in a random order, of
         /// their own heights, some moved by a column (overlaps, or past
-        /// the array row: the sweep does not apply) or a row (beginning
-        /// within other blocks' rows), some empty, some at another stride
-        /// (the sweep does not apply).
+        /// the end of the array row) or a row (beginning within other
+        /// blocks' rows), some empty, some at another stride (the sweep
+        /// does not apply).
         #[test]
         fn both_forms_hand_out_what_the_sort_did(
             cols in 1usize..5,
