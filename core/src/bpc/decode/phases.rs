@@ -161,6 +161,20 @@ impl<const ROWS: usize> PassDecoder for Phases<'_, ROWS> {
     }
 }
 
+/// `m` of every lane where `sig` has it, negated where `negative` has it,
+/// else 0. A function, not a closure in [`Phases::write`]: LLVM kept that
+/// closure out of line, compiled without the caller's `fastest!` features.
+#[inline(always)]
+fn signed(m: &[u32; LANES], sig: u32, negative: u32) -> [i32; LANES] {
+    let (sig, negative) = (masks::words(sig), masks::words(negative));
+    let mut v = [0i32; LANES];
+    for t in 0..LANES {
+        let (s, n) = (sig[t] as i16 as i32, negative[t] as i16 as i32);
+        v[t] = ((m[t] as i32 & s) ^ n).wrapping_sub(n);
+    }
+    v
+}
+
 impl<const ROWS: usize> Phases<'_, ROWS> {
     /// SPP (`cleanup = false`) or CP. Returns false where the stream ends.
     ///
@@ -347,6 +361,13 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
     /// Writes every coefficient of the codeblock: its magnitude with the
     /// decoded sign where it is significant, 0 elsewhere (`mags` holds
     /// what earlier codeblocks left there).
+    ///
+    /// Each row's two parities are signed in vector loops (the lane masks
+    /// from the table, as in [`Self::signs`]) and then interleaved; a full
+    /// row (64 columns) interleaves at its fixed width, which vectorizes,
+    /// where the loop over pairs of a row of any width ran a coefficient
+    /// pair at a time (docs/perf/codec.md, "The CPU decoder's count planes
+    /// and sign contexts").
     #[inline(always)]
     fn write(&self, out: &mut impl BlockOut) {
         let w = out.width();
@@ -354,21 +375,25 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
             let [even, odd] = &self.mags.mags[y];
             let [sig_even, sig_odd] = self.scratch.sig[y];
             let [neg_even, neg_odd] = self.scratch.negative[y];
+            let (even, odd) = (
+                signed(even, sig_even, neg_even),
+                signed(odd, sig_odd, neg_odd),
+            );
             let row = out.row_mut(y);
-            // `m` where significant, negated where negative, as masks
-            // (vectorizes).
-            let signed = |m: u32, sig: u32, negative: u32, t: usize| {
-                let m = m & 0u32.wrapping_sub(sig >> t & 1);
-                let n = 0i32.wrapping_sub((negative >> t & 1) as i32);
-                ((m as i32) ^ n).wrapping_sub(n)
-            };
+            if let Ok(row) = <&mut [i32; 2 * LANES]>::try_from(&mut *row) {
+                for t in 0..LANES {
+                    row[2 * t] = even[t];
+                    row[2 * t + 1] = odd[t];
+                }
+                continue;
+            }
             let mut pairs = row.chunks_exact_mut(2);
             for (t, pair) in (&mut pairs).enumerate() {
-                pair[0] = signed(even[t], sig_even, neg_even, t);
-                pair[1] = signed(odd[t], sig_odd, neg_odd, t);
+                pair[0] = even[t];
+                pair[1] = odd[t];
             }
             if let [last] = pairs.into_remainder() {
-                *last = signed(even[w / 2], sig_even, neg_even, w / 2);
+                *last = even[w / 2];
             }
         }
     }
