@@ -52,7 +52,14 @@ impl Neighbours {
     pub fn of(rows: &[[u32; 2]], height: usize, y: usize, x: usize) -> Self {
         let above = if y > 0 { rows[y - 1] } else { [0; 2] };
         let below = if y + 1 < height { rows[y + 1] } else { [0; 2] };
-        let here = rows[y];
+        Self::around([above, rows[y], below], x)
+    }
+
+    /// Neighbour masks of parity `x` from the rows above, at and below the
+    /// step (`[0; 2]` outside the codeblock): what [`Self::of`] reads, for
+    /// a caller that carries the rows from one step to the next.
+    #[inline(always)]
+    pub fn around([above, here, below]: [[u32; 2]; 3], x: usize) -> Self {
         Neighbours {
             up: above[x],
             down: below[x],

@@ -156,12 +156,43 @@ pub fn inverse_shift_out_interleaved<T: Copy + Send>(
             for p in rest {
                 shift_chunk(shift, p);
             }
-            for (c, plane) in group.iter().enumerate() {
-                for (px, &v) in out.chunks_exact_mut(comps).zip(plane.iter()) {
-                    px[c] = narrow(v);
+            interleave(&group, out, &narrow);
+        });
+}
+
+crate::fastest! {
+    /// `out[comps * i + c] = narrow(planes[c][i])`: the planes of one
+    /// chunk interleaved pixel by pixel. Compiled for the CPU: as a loop
+    /// in the caller's closure it ran as baseline scalar code, a strided
+    /// byte store per sample (docs/perf/codec.md, "The CPU decoder's
+    /// count planes and sign contexts"). Three planes of one length (RGB)
+    /// and one plane go through loops of their own with the pixel's width
+    /// known; any other count sample by sample.
+    fn interleave<T: Copy, F: Fn(i32) -> T>(planes: &[&mut [i32]], out: &mut [T], narrow: &F) -> () {
+        match planes {
+            [a] => {
+                for (o, &v) in out.iter_mut().zip(a.iter()) {
+                    *o = narrow(v);
                 }
             }
-        });
+            [a, b, c] if a.len() == b.len() && a.len() == c.len() => {
+                let planes = a.iter().zip(b.iter()).zip(c.iter());
+                for (px, ((&a, &b), &c)) in out.chunks_exact_mut(3).zip(planes) {
+                    px[0] = narrow(a);
+                    px[1] = narrow(b);
+                    px[2] = narrow(c);
+                }
+            }
+            _ => {
+                let comps = planes.len();
+                for (c, plane) in planes.iter().enumerate() {
+                    for (px, &v) in out.chunks_exact_mut(comps).zip(plane.iter()) {
+                        px[c] = narrow(v);
+                    }
+                }
+            }
+        }
+    }
 }
 
 crate::fastest! {

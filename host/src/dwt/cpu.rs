@@ -29,6 +29,14 @@ use super::{DwtHostError, HostWavelet};
 /// Columns per strip of the vertical pass: 64 samples = 256 bytes per row.
 const STRIP: usize = 64;
 
+thread_local! {
+    /// Each thread's block of the 5/3 column passes ([`columns53`]), kept
+    /// from one strip to the next (and between transforms: at most one
+    /// strip of the tallest image, `STRIP * height` samples): a block per
+    /// rayon task was allocated and zeroed for every strip.
+    static COLUMN_BLOCK: std::cell::RefCell<Vec<i32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn check(data_len: usize, layout: VolumeLayout, levels: [u32; 3]) -> Result<(), DwtError> {
     layout.validate(data_len)?;
     check_levels(layout.dims(), levels)
@@ -203,15 +211,13 @@ fn vertical<W: HostWavelet>(
         }
     }
     if direct53::<W>() {
-        strips
-            .into_par_iter()
-            .for_each_init(Vec::new, |block, rows| {
-                let mut rows: Vec<&mut [i32]> = rows
-                    .into_iter()
-                    .map(bytemuck::cast_slice_mut::<W::Sample, i32>)
-                    .collect();
-                columns53(&mut rows, block, forward)
-            });
+        strips.into_par_iter().for_each(|rows| {
+            let mut rows: Vec<&mut [i32]> = rows
+                .into_iter()
+                .map(bytemuck::cast_slice_mut::<W::Sample, i32>)
+                .collect();
+            COLUMN_BLOCK.with_borrow_mut(|block| columns53(&mut rows, block, forward))
+        });
         return Ok(());
     }
     strips

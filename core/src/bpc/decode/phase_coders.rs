@@ -174,9 +174,15 @@ impl Coders {
     ) -> u32 {
         let (on, open) = (masks::words(active), masks::words(opening));
         // The probabilities as the multiplier of `split16`, in a loop of
-        // their own so that the multiply below stays 16 bits wide.
-        let scaled: [u16; LANES] =
-            core::array::from_fn(|t| (probs[t] as u16) << (16 - crate::bpc::PROBABILITY_BITS));
+        // their own so that the multiply below stays 16 bits wide. A plain
+        // loop, not `array::from_fn`: LLVM kept that call out of line,
+        // compiled without the caller's `fastest!` features
+        // (docs/perf/codec.md, "The CPU decoder's count planes and sign
+        // contexts").
+        let mut scaled = [0u16; LANES];
+        for t in 0..LANES {
+            scaled[t] = (probs[t] as u16) << (16 - crate::bpc::PROBABILITY_BITS);
+        }
         let mut symbols = [0u16; LANES];
         let mut emptied = [0u16; LANES];
         // Selections as masks on values, not `if`s: LLVM turns a choice

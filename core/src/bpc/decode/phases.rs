@@ -161,68 +161,115 @@ impl<const ROWS: usize> PassDecoder for Phases<'_, ROWS> {
     }
 }
 
+/// `m` of every lane where `sig` has it, negated where `negative` has it,
+/// else 0. A function, not a closure in [`Phases::write`]: LLVM kept that
+/// closure out of line, compiled without the caller's `fastest!` features.
+#[inline(always)]
+fn signed(m: &[u32; LANES], sig: u32, negative: u32) -> [i32; LANES] {
+    let (sig, negative) = (masks::words(sig), masks::words(negative));
+    let mut v = [0i32; LANES];
+    for t in 0..LANES {
+        let (s, n) = (sig[t] as i16 as i32, negative[t] as i16 as i32);
+        v[t] = ((m[t] as i32 & s) ^ n).wrapping_sub(n);
+    }
+    v
+}
+
 impl<const ROWS: usize> Phases<'_, ROWS> {
     /// SPP (`cleanup = false`) or CP. Returns false where the stream ends.
+    ///
+    /// The rows of the significance map around a step are carried from one
+    /// step to the next (only the row of the steps changes within it), and
+    /// each parity is a step of its own ([`Self::significance_step`]), so
+    /// that the neighbour masks cost neither reloads nor bounds tests nor a
+    /// test of the parity (docs/perf/codec.md, "The CPU decoder's count
+    /// planes and sign contexts").
     #[inline(always)]
     fn significance_pass(&mut self, j: u8, plane: &PlaneTables, cleanup: bool) -> bool {
         let h = self.h;
+        let Some(&first) = self.scratch.sig[..h].first() else {
+            return true;
+        };
+        let mut rows = [[0; 2], first, [0; 2]];
+        for y in 0..h {
+            rows[2] = match self.scratch.sig[..h].get(y + 1) {
+                Some(&below) => below,
+                None => [0; 2],
+            };
+            if !self.significance_step::<0>(y, &mut rows, j, plane, cleanup)
+                || !self.significance_step::<1>(y, &mut rows, j, plane, cleanup)
+            {
+                return false;
+            }
+            rows = [rows[1], rows[2], [0; 2]];
+        }
+        true
+    }
+
+    /// Step `(y, X)` of [`Self::significance_pass`]: `rows` holds the
+    /// significance rows `y - 1`, `y` and `y + 1` (zero outside the
+    /// codeblock) and gets this step's new significant coefficients.
+    #[inline(always)]
+    fn significance_step<const X: usize>(
+        &mut self,
+        y: usize,
+        rows: &mut [[u32; 2]; 3],
+        j: u8,
+        plane: &PlaneTables,
+        cleanup: bool,
+    ) -> bool {
+        let x = X;
         let (sig_table, sign_table) = if cleanup {
             (&plane.cp_sig, &plane.cp_sign)
         } else {
             (&plane.sig, &plane.sign)
         };
         let mag = (1u32 << j) | half_step(j);
-        for y in 0..h {
-            for x in 0..2 {
-                let candidates = if cleanup {
-                    core::mem::take(&mut self.scratch.pending[y][x])
-                } else {
-                    self.present[x] & !self.scratch.sig[y][x]
-                };
-                if candidates == 0 {
-                    continue;
-                }
-                // The significance map does not change within the phase
-                // (lanes of a step are not neighbours).
-                let around = Neighbours::of(&self.scratch.sig[..h], h, y, x).count_planes();
-                let visit = if !cleanup && self.three_pass {
-                    let isolated = candidates & around.zero();
-                    self.scratch.pending[y][x] |= isolated;
-                    candidates & !isolated
-                } else {
-                    candidates
-                };
-                if visit == 0 {
-                    continue;
-                }
-                let a = if visit.count_ones() <= SPARSE_LANES {
-                    let prob = |t| sig_table[around.get(t) as usize];
-                    self.coders.sparse(visit, prob, self.words)
-                } else if visit & !around.zero() == 0 {
-                    // Every visiting lane is isolated (count 0): one
-                    // probability for all, no per-lane lookup.
-                    self.coders.phase(visit, &[sig_table[0]; LANES], self.words)
-                } else {
-                    self.coders
-                        .phase(visit, &around.probabilities(sig_table), self.words)
-                };
-                if a.stopped {
-                    return false;
-                }
-                let newly = a.symbols;
-                if newly == 0 {
-                    continue;
-                }
-                self.scratch.sig[y][x] |= newly;
-                if cleanup {
-                    self.scratch.refine[y][x] |= newly;
-                }
-                if !self.signs(y, x, newly, mag, sign_table) {
-                    return false;
-                }
-            }
+        let candidates = if cleanup {
+            core::mem::take(&mut self.scratch.pending[y][x])
+        } else {
+            self.present[x] & !rows[1][x]
+        };
+        if candidates == 0 {
+            return true;
         }
-        true
+        // The significance map does not change within the phase (lanes of
+        // a step are not neighbours).
+        let around = Neighbours::around(*rows, x).count_planes();
+        let visit = if !cleanup && self.three_pass {
+            let isolated = candidates & around.zero();
+            self.scratch.pending[y][x] |= isolated;
+            candidates & !isolated
+        } else {
+            candidates
+        };
+        if visit == 0 {
+            return true;
+        }
+        let a = if visit.count_ones() <= SPARSE_LANES {
+            let prob = |t| sig_table[around.get(t) as usize];
+            self.coders.sparse(visit, prob, self.words)
+        } else if visit & !around.zero() == 0 {
+            // Every visiting lane is isolated (count 0): one probability
+            // for all, no per-lane lookup.
+            self.coders.phase(visit, &[sig_table[0]; LANES], self.words)
+        } else {
+            self.coders
+                .phase(visit, &around.probabilities(sig_table), self.words)
+        };
+        if a.stopped {
+            return false;
+        }
+        let newly = a.symbols;
+        if newly == 0 {
+            return true;
+        }
+        self.scratch.sig[y][x] |= newly;
+        rows[1][x] |= newly;
+        if cleanup {
+            self.scratch.refine[y][x] |= newly;
+        }
+        self.signs(y, x, newly, mag, sign_table)
     }
 
     /// Phase B of step `(y, x)`: the signs of the lanes in `newly`, which
@@ -314,6 +361,13 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
     /// Writes every coefficient of the codeblock: its magnitude with the
     /// decoded sign where it is significant, 0 elsewhere (`mags` holds
     /// what earlier codeblocks left there).
+    ///
+    /// Each row's two parities are signed in vector loops (the lane masks
+    /// from the table, as in [`Self::signs`]) and then interleaved; a full
+    /// row (64 columns) interleaves at its fixed width, which vectorizes,
+    /// where the loop over pairs of a row of any width ran a coefficient
+    /// pair at a time (docs/perf/codec.md, "The CPU decoder's count planes
+    /// and sign contexts").
     #[inline(always)]
     fn write(&self, out: &mut impl BlockOut) {
         let w = out.width();
@@ -321,21 +375,25 @@ impl<const ROWS: usize> Phases<'_, ROWS> {
             let [even, odd] = &self.mags.mags[y];
             let [sig_even, sig_odd] = self.scratch.sig[y];
             let [neg_even, neg_odd] = self.scratch.negative[y];
+            let (even, odd) = (
+                signed(even, sig_even, neg_even),
+                signed(odd, sig_odd, neg_odd),
+            );
             let row = out.row_mut(y);
-            // `m` where significant, negated where negative, as masks
-            // (vectorizes).
-            let signed = |m: u32, sig: u32, negative: u32, t: usize| {
-                let m = m & 0u32.wrapping_sub(sig >> t & 1);
-                let n = 0i32.wrapping_sub((negative >> t & 1) as i32);
-                ((m as i32) ^ n).wrapping_sub(n)
-            };
+            if let Ok(row) = <&mut [i32; 2 * LANES]>::try_from(&mut *row) {
+                for t in 0..LANES {
+                    row[2 * t] = even[t];
+                    row[2 * t + 1] = odd[t];
+                }
+                continue;
+            }
             let mut pairs = row.chunks_exact_mut(2);
             for (t, pair) in (&mut pairs).enumerate() {
-                pair[0] = signed(even[t], sig_even, neg_even, t);
-                pair[1] = signed(odd[t], sig_odd, neg_odd, t);
+                pair[0] = even[t];
+                pair[1] = odd[t];
             }
             if let [last] = pairs.into_remainder() {
-                *last = signed(even[w / 2], sig_even, neg_even, w / 2);
+                *last = even[w / 2];
             }
         }
     }

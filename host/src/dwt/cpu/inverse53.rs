@@ -69,8 +69,14 @@ pub(super) fn columns(rows: &mut [&mut [i32]], block: &mut Vec<i32>) {
     debug_assert!(n >= 2);
     let nl = n.div_ceil(2);
     let nh = n - nl;
-    block.clear();
-    block.resize(n * cols, 0);
+    // Every sample of the first `n * cols` is written below before it is
+    // read, so the block only grows (zeroing it per strip cost as much as
+    // the lifting: docs/perf/codec.md, "The CPU decoder's count planes and
+    // sign contexts").
+    if block.len() < n * cols {
+        block.resize(n * cols, 0);
+    }
+    let block = &mut block[..n * cols];
     {
         let (low, high) = rows.split_at(nl);
         for k in 0..nl {
