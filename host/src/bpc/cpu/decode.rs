@@ -157,7 +157,8 @@ mod tests {
     use super::*;
     use crate::bpc::BlockDesc;
 
-    fn desc(offset: usize, stride: usize, width: usize, height: usize) -> BlockDesc {
+    /// A block descriptor of group 0 (the row hand-out's tests use it too).
+    pub(super) fn desc(offset: usize, stride: usize, width: usize, height: usize) -> BlockDesc {
         BlockDesc {
             offset,
             stride,

@@ -169,18 +169,9 @@ fn merge<'a>(like: &CodeblockBatch, out: &'a mut [i32]) -> Option<Vec<Vec<&'a mu
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::desc;
     use super::*;
     use crate::bpc::BlockDesc;
-
-    fn desc(offset: usize, stride: usize, width: usize, height: usize) -> BlockDesc {
-        BlockDesc {
-            offset,
-            stride,
-            width,
-            height,
-            group: 0,
-        }
-    }
 
     #[test]
     fn interleaved_blocks_get_their_own_rows_and_overlaps_none() {
