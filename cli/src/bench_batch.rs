@@ -2,9 +2,13 @@
 //!
 //! N copies of one image (generated, or `--input`) go through the same
 //! pipeline as a batch of files ([`crate::batch::pipeline`]): reader
-//! threads hand each frame over from host memory, one coder per worker
-//! (`--devices`, or the one `--backend`) codes it, and writer threads check
-//! it. Encodes, then decodes of the file, are timed as two batches.
+//! threads hand each frame over from host memory, its samples at their own
+//! width and pixel by pixel as a file reader gives them, one coder per
+//! worker (`--devices`, or the one `--backend`) codes it
+//! ([`codec::encode_interleaved`]; the decodes
+//! [`codec::decode_interleaved`], as `wavelane encode` and `decode` do),
+//! and writer threads check it. Encodes, then decodes of the file, are
+//! timed as two batches.
 //!
 //! # What is timed
 //!
@@ -28,7 +32,7 @@ use std::time::Instant;
 use serde_json::json;
 use wavelane::backend::gpu::GpuCounts;
 use wavelane::backend::{Backend, BackendKind, Gpu, Job};
-use wavelane::codec::{self, DecodeOptions, EncodeOptions, Image, RateTarget};
+use wavelane::codec::{self, DecodeOptions, EncodeOptions, Image, Interleaved, RateTarget};
 
 use super::batch::devices::{Coder, DeviceList};
 use super::batch::pipeline::{self, Flow, Threads};
@@ -65,8 +69,9 @@ pub(crate) fn run(b: BatchBench<'_>) -> CliResult {
             gpus.push(g.clone());
         }
     }
-    let (bytes, decoded) = warm_up(&mut coders, &b.image, &b.options)?;
-    if b.options.target == RateTarget::Lossless && decoded != b.image {
+    let frame = Interleaved::from_image(&b.image);
+    let (bytes, decoded) = warm_up(&mut coders, &frame, &b.options)?;
+    if b.options.target == RateTarget::Lossless && decoded != frame {
         return Err("the lossless file does not decode to the image".into());
     }
     let samples = b.image.samples();
@@ -81,10 +86,10 @@ pub(crate) fn run(b: BatchBench<'_>) -> CliResult {
         &mut coders,
         b.frames,
         counts,
-        || b.image.clone(),
+        || frame.clone(),
         |coder, frame| {
             let (backend, _, _) = coder.backend(enc_job)?;
-            let coded = codec::encode_owned(frame, &b.options, &backend)?;
+            let coded = codec::encode_interleaved(&frame, &b.options, &backend)?;
             Ok(coded.bytes == bytes)
         },
     )?;
@@ -99,7 +104,8 @@ pub(crate) fn run(b: BatchBench<'_>) -> CliResult {
         || (),
         |coder, ()| {
             let (backend, _, _) = coder.backend(dec_job)?;
-            let image = codec::decode(&bytes, &DecodeOptions::default(), &backend)?.image;
+            let image =
+                codec::decode_interleaved(&bytes, &DecodeOptions::default(), &backend)?.image;
             Ok(image == decoded)
         },
     )?;
@@ -176,17 +182,18 @@ pub(crate) fn run(b: BatchBench<'_>) -> CliResult {
 /// Returns the file and its decoded image.
 fn warm_up(
     coders: &mut [Coder],
-    image: &Image,
+    image: &Interleaved,
     options: &EncodeOptions,
-) -> Result<(Vec<u8>, Image), CliError> {
-    let results: Vec<Result<(Vec<u8>, Image), CliError>> = std::thread::scope(|s| {
+) -> Result<(Vec<u8>, Interleaved), CliError> {
+    let results: Vec<Result<(Vec<u8>, Interleaved), CliError>> = std::thread::scope(|s| {
         let handles: Vec<_> = coders
             .iter_mut()
             .map(|coder| {
-                s.spawn(move || -> Result<(Vec<u8>, Image), CliError> {
+                s.spawn(move || -> Result<(Vec<u8>, Interleaved), CliError> {
                     let (backend, _, _) = coder.backend(Job::Vle)?;
-                    let bytes = codec::encode(image, options, &backend)?.bytes;
-                    let decoded = codec::decode(&bytes, &DecodeOptions::default(), &backend)?;
+                    let bytes = codec::encode_interleaved(image, options, &backend)?.bytes;
+                    let decoded =
+                        codec::decode_interleaved(&bytes, &DecodeOptions::default(), &backend)?;
                     Ok((bytes, decoded.image))
                 })
             })
