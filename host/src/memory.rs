@@ -7,11 +7,12 @@
 //! GPU machine's 16-core Xeon host, copying 100 MB on 16 threads took 3 ms
 //! into memory already touched and 8-12 ms into fresh memory; faulting the
 //! same 100 MB in as 2 MiB pages took 2.8 ms (docs/perf/codec.md, "Kernel
-//! by kernel, fresh pages and the decoder's codewords"). Linux backs a range with 2 MiB pages on request
-//! (`madvise(MADV_HUGEPAGE)`) where transparent huge pages are set to
-//! `madvise` (the common default) or `always`; [`zeroed_vec`] asks for it
-//! before anything touches the buffer. Elsewhere, or where the kernel
-//! declines, the buffer is an ordinary zeroed vector.
+//! by kernel, fresh pages and the decoder's codewords"). Linux backs a
+//! range with 2 MiB pages on request (`madvise(MADV_HUGEPAGE)`) where
+//! transparent huge pages are set to `madvise` or `always`, its usual
+//! settings; [`zeroed_vec`] asks for it before anything touches the
+//! buffer. Elsewhere, or where the kernel declines, the buffer is an
+//! ordinary zeroed vector.
 
 /// Buffers smaller than this are left as the allocator gives them (a few
 /// 2 MiB pages gain nothing, and the call costs a system call).
@@ -23,6 +24,7 @@ const HUGE_PAGE: usize = 2 << 20;
 
 /// `n` zeros, with the pages of a large vector requested as 2 MiB pages
 /// before they are touched (module docs).
+///
 /// The pages are faulted in at once on all cores: the callers fill the
 /// vector in chunks (a download's staging chunks of 8 MiB), and a chunk
 /// spans only four 2 MiB pages, so left to the fill, the faults (each
