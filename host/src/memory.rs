@@ -2,11 +2,9 @@
 //! download, the decoder's batch of codewords.
 //!
 //! A fresh allocation of many megabytes comes from the kernel as untouched
-//! pages, and the first write to each 4 KiB page faults. Filling 100 MB of
-//! fresh memory therefore costs page faults more than copying: on the lent
-//! GPU machine's 16-core Xeon host, copying 100 MB on 16 threads took 3 ms
-//! into memory already touched and 8-12 ms into fresh memory; faulting the
-//! same 100 MB in as 2 MiB pages took 2.8 ms (docs/perf/codec.md, "Kernel
+//! pages, and the first write to each 4 KiB page faults: filling fresh
+//! memory costs more in faults than in copying, and 2 MiB pages need a
+//! five-hundredth of the faults (measured in docs/perf/codec.md, "Kernel
 //! by kernel, fresh pages and the decoder's codewords"). Linux backs a
 //! range with 2 MiB pages on request (`madvise(MADV_HUGEPAGE)`) where
 //! transparent huge pages are set to `madvise` or `always`, its usual

@@ -141,7 +141,7 @@ impl BlockIndex {
     /// all cores, then joined bit by bit: an entry's top bitplane is coded
     /// against its predecessor's, which each chunk reads from the index
     /// itself, so the bits are those of one pass over every block (an 8K
-    /// lossless image's 24,669 entries took 1-2 ms on one core).
+    /// image has tens of thousands of entries).
     fn pack_in_chunks(&self, shifts: bool, chunk: usize) -> Result<Vec<u8>, FormatError> {
         let err = |e: BitError| FormatError::Unrepresentable(format!("index: {e}"));
         let n = self.blocks();

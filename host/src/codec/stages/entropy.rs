@@ -200,7 +200,7 @@ fn cpu_encode_batch(
 /// such a block are empty.
 pub(crate) fn totals(encoded: &EncodedBatch) -> Vec<Vec<PassRecord>> {
     // On all cores: one small vector for each of tens of thousands of
-    // blocks (an 8K lossless image: 24,669) took a millisecond on one.
+    // blocks (an 8K lossless image has 24,669).
     (0..encoded.tops.len())
         .into_par_iter()
         .map(|i| match encoded.tops[i] {
