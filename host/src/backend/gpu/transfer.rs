@@ -164,11 +164,10 @@ impl Gpu {
 
     /// Dispatches and kernel time per shader since the device was opened.
     pub fn kernel_tally(&self) -> KernelTally {
-        self.counters
-            .shaders
-            .lock()
-            .expect("kernel tally poisoned")
-            .clone()
+        // Counts only: a thread that panicked while adding leaves them
+        // usable, so a poisoned lock is taken over rather than passed on.
+        let tally = self.counters.shaders.lock();
+        tally.unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Counts the dispatches of shaders `names` submitted together and
@@ -180,7 +179,7 @@ impl Gpu {
             .fetch_add(names.len() as u64, Ordering::Relaxed);
         c.kernel_ns
             .fetch_add(ns(dispatch_ns.iter().sum()), Ordering::Relaxed);
-        let mut shaders = c.shaders.lock().expect("kernel tally poisoned");
+        let mut shaders = c.shaders.lock().unwrap_or_else(|p| p.into_inner());
         for (i, name) in names.iter().enumerate() {
             let e = shaders.shaders.entry(name).or_default();
             e.0 += 1;
