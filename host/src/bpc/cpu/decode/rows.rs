@@ -34,9 +34,8 @@ pub(super) fn block_rows<'a>(
 /// the hand-out refuses it as the merge does). `None` otherwise (and for
 /// no block with rows).
 fn grid_order(like: &CodeblockBatch) -> Option<(usize, Vec<usize>)> {
-    let mut order: Vec<usize> = (0..like.blocks.len())
-        .filter(|&i| like.blocks[i].height > 0)
-        .collect();
+    // Sorting by offset sorts by first array row, then column.
+    let order = by_first_row(like);
     let stride = like.blocks[*order.first()?].stride;
     for &i in &order {
         let d = &like.blocks[i];
@@ -44,9 +43,49 @@ fn grid_order(like: &CodeblockBatch) -> Option<(usize, Vec<usize>)> {
             return None;
         }
     }
-    // Sorting by offset sorts by first array row, then column.
-    order.sort_unstable_by_key(|&i| (like.blocks[i].offset, i));
     Some((stride, order))
+}
+
+/// The blocks with rows, sorted by their first row's start (ties by
+/// block).
+fn by_first_row(like: &CodeblockBatch) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..like.blocks.len())
+        .filter(|&i| like.blocks[i].height > 0)
+        .collect();
+    order.sort_unstable_by_key(|&i| (like.blocks[i].offset, i));
+    order
+}
+
+/// An empty list of rows for every block, with room for its height.
+fn row_lists<'a>(like: &CodeblockBatch) -> Vec<Vec<&'a mut [i32]>> {
+    like.blocks
+        .iter()
+        .map(|d| Vec::with_capacity(d.height))
+        .collect()
+}
+
+/// The output array handed out row by row, in increasing order of the
+/// rows' starts.
+struct Cursor<'a> {
+    /// What is left of the array.
+    rest: &'a mut [i32],
+    /// Where `rest` starts in the array.
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// The `width` elements at `start`; `None` where they begin before the
+    /// end of the row taken last (an overlap) or run past the array.
+    fn take(&mut self, start: usize, width: usize) -> Option<&'a mut [i32]> {
+        let tail = std::mem::take(&mut self.rest).get_mut(start.checked_sub(self.at)?..)?;
+        if tail.len() < width {
+            return None;
+        }
+        let (row, tail) = tail.split_at_mut(width);
+        self.rest = tail;
+        self.at = start + width;
+        Some(row)
+    }
 }
 
 /// [`block_rows`] for the blocks of [`grid_order`]: array row by array
@@ -60,17 +99,12 @@ fn sweep<'a>(
     order: &[usize],
     out: &'a mut [i32],
 ) -> Option<Vec<Vec<&'a mut [i32]>>> {
-    let mut rows: Vec<Vec<&mut [i32]>> = like
-        .blocks
-        .iter()
-        .map(|d| Vec::with_capacity(d.height))
-        .collect();
+    let mut rows = row_lists(like);
     // (column, block, the array row past its last) of the blocks that
     // cover array row `r`, by column, then block.
     let mut active: Vec<(usize, usize, usize)> = Vec::new();
     let mut next = 0; // the first block of `order` not begun
-    let mut rest = out;
-    let mut at = 0; // where `rest` starts in `out`
+    let mut cursor = Cursor { rest: out, at: 0 };
     let mut r = 0;
     loop {
         active.retain(|&(_, _, end)| end > r);
@@ -94,16 +128,7 @@ fn sweep<'a>(
         }
         let base = r.checked_mul(stride)?;
         for &(column, i, _) in &active {
-            let width = like.blocks[i].width;
-            let start = base.checked_add(column)?;
-            let tail = std::mem::take(&mut rest).get_mut(start.checked_sub(at)?..)?;
-            if tail.len() < width {
-                return None;
-            }
-            let (row, tail) = tail.split_at_mut(width);
-            rows[i].push(row);
-            rest = tail;
-            at = start + width;
+            rows[i].push(cursor.take(base.checked_add(column)?, like.blocks[i].width)?);
         }
         r += 1;
     }
@@ -118,20 +143,11 @@ fn sweep<'a>(
 /// lanes as masks").
 fn merge<'a>(like: &CodeblockBatch, out: &'a mut [i32]) -> Option<Vec<Vec<&'a mut [i32]>>> {
     use std::cmp::Reverse;
-    let mut order: Vec<usize> = (0..like.blocks.len())
-        .filter(|&i| like.blocks[i].height > 0)
-        .collect();
-    order.sort_unstable_by_key(|&i| (like.blocks[i].offset, i));
-    let mut rows: Vec<Vec<&mut [i32]>> = like
-        .blocks
-        .iter()
-        .map(|d| Vec::with_capacity(d.height))
-        .collect();
+    let mut rows = row_lists(like);
     // (start, block, row) of the next row of each block begun.
     let mut heap = std::collections::BinaryHeap::new();
-    let mut waiting = order.into_iter().peekable();
-    let mut rest = out;
-    let mut at = 0; // where `rest` starts in `out`
+    let mut waiting = by_first_row(like).into_iter().peekable();
+    let mut cursor = Cursor { rest: out, at: 0 };
     loop {
         // Begin every block whose first row starts no later than the next
         // row of those begun: a row that sorts before the heap's least has
@@ -152,14 +168,7 @@ fn merge<'a>(like: &CodeblockBatch, out: &'a mut [i32]) -> Option<Vec<Vec<&'a mu
             break;
         };
         let d = &like.blocks[i];
-        let tail = std::mem::take(&mut rest).get_mut(start.checked_sub(at)?..)?;
-        if tail.len() < d.width {
-            return None;
-        }
-        let (row, tail) = tail.split_at_mut(d.width);
-        rows[i].push(row);
-        rest = tail;
-        at = start + d.width;
+        rows[i].push(cursor.take(start, d.width)?);
         if y + 1 < d.height {
             heap.push(Reverse((start.checked_add(d.stride)?, i, y + 1)));
         }
