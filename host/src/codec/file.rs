@@ -208,14 +208,10 @@ pub fn write_file(
         &mut out[data_at..],
         segments.iter().map(|&(_, _, len)| len),
     );
-    let parts = segments
-        .iter()
-        .zip(parts)
-        .map(|(&(i, start, _), part)| (i, start, part));
     parts
-        .collect::<Vec<_>>()
         .into_par_iter()
-        .try_for_each(|(i, start, part)| {
+        .zip(&segments)
+        .try_for_each(|(part, &(i, start, _))| {
             let words = codewords[i]
                 .get(start..start + part.len() / 2)
                 .ok_or_else(|| {

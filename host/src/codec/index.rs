@@ -174,7 +174,9 @@ impl BlockIndex {
                 Ok((buf, bits as usize))
             })
             .collect::<Result<Vec<_>, FormatError>>()?;
-        let mut out = vec![0u8; self.packed_len(shifts)];
+        // The chunks' bits, added: `packed_len` without a second pass.
+        let bits: usize = parts.iter().map(|(_, bits)| bits).sum();
+        let mut out = vec![0u8; bits.div_ceil(8)];
         let dst = out.view_bits_mut::<Msb0>();
         let mut at = 0;
         for (buf, bits) in &parts {

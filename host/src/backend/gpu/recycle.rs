@@ -88,15 +88,8 @@ impl<B: Keepable> Recycler<B> {
     /// Drops every free buffer: what a device short of memory gives back
     /// before it tries an allocation again.
     pub(super) fn release_free(&mut self) {
-        let mut freed = 0;
-        self.buffers.retain(|b| {
-            let free = b.is_free();
-            if free {
-                freed += b.size();
-            }
-            !free
-        });
-        self.bytes -= freed;
+        self.buffers.retain(|b| !b.is_free());
+        self.bytes = self.buffers.iter().map(|b| b.size()).sum();
     }
 
     /// Keeps `buffer` (just made) for later calls, dropping free buffers
